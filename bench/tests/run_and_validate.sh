@@ -1,0 +1,15 @@
+#!/bin/sh
+# Runs a few cases with --json and validates every file against the schema.
+# usage: run_and_validate.sh MPIEXEC EMPI_BENCH OUTDIR [PYTHON]
+set -e
+mpiexec=$1 bench=$2 out=$3 py=${4:-python3}
+here=$(dirname "$0")
+mkdir -p "$out"
+rm -f "$out"/*.json
+"$mpiexec" -n 2 "$bench" latency -m 1:64 -i 10 -x 2 -c -f --json "$out/latency.json"
+"$mpiexec" -n 2 "$bench" mbw_mr -m 1:64 -i 10 -x 2 -c --json "$out/mbw_mr.json"
+"$mpiexec" -n 2 "$bench" barrier -i 10 -x 2 --json "$out/barrier.json"
+"$mpiexec" -n 2 "$bench" iallreduce -m 4:64 -i 10 -x 2 -c -f --json "$out/iallreduce.json"
+"$mpiexec" -n 2 "$bench" put_bw -s pscw -m 1:64 -i 10 -x 2 -c --json "$out/put_bw.json"
+"$mpiexec" -n 2 "$bench" init --json "$out/init.json"
+exec "$py" "$here/validate_json.py" "$out"/*.json

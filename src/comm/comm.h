@@ -1,0 +1,111 @@
+/*
+ * Communicators. Each one owns two context ids: `context_id` (even) tags point-to-point traffic
+ * and `context_id + 1` the library's own collective traffic on it, so user messages and
+ * collective messages never match each other.
+ */
+#ifndef EMPI_COMM_H
+#define EMPI_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm/group.h"
+#include "core/errhandler.h"
+#include "core/object.h"
+#include "mpi.h"
+
+struct empi_attr;
+struct empi_info;
+
+typedef struct empi_comm {
+    empi_object_t obj;
+    uint32_t context_id;
+    int rank, size;
+    const int *world_ranks;      /* comm rank -> world rank (points into group) */
+    empi_group_t *group;
+    empi_errhandler_t *errhandler;
+    struct empi_attr *attrs;
+    struct empi_info *info;      /* hints given at creation / Comm_set_info, or NULL */
+    MPI_Comm handle;
+    char name[MPI_MAX_OBJECT_NAME];
+    void *coll_cache;            /* collective layer's per-communicator state (node split, schedules) */
+    void (*coll_cache_free)(void *);
+} empi_comm_t;
+
+#define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
+
+/* Largest tag (the MPI_TAG_UB attribute): any non-negative int works on every transport. */
+#define EMPI_TAG_UB 0x7fffffff
+
+extern empi_comm_t empi_comm_world, empi_comm_self;
+
+/* Handle -> object; NULL if invalid, freed, or MPI_COMM_NULL. */
+empi_comm_t *empi_comm_get(MPI_Comm h);
+
+/* Validate a communicator argument for a call; raises MPI_ERR_COMM (on COMM_SELF's handler). */
+int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out);
+
+/* Build MPI_COMM_WORLD and MPI_COMM_SELF at init; free everything at finalize. */
+int empi_comm_init(void);
+void empi_comm_finalize(void);
+
+/*
+ * Create a communicator over `group` (this process must be a member) with a context id agreed
+ * collectively over the members of `parent` that call it. Used by dup, split, create.
+ */
+int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out);
+
+void empi_comm_retain(empi_comm_t *comm);
+void empi_comm_release(empi_comm_t *comm);
+
+
+/* ---- additions by the communicator layer ---- */
+
+/*
+ * Tags communicator creation uses on a parent's collective context. Collective creation (dup,
+ * split, create) uses EMPI_COMM_CREATE_TAG: the collective layer must not use that tag. Comm_create_group
+ * runs over a subset and is told apart by the user's tag, mapped to a negative tag (never -1, which
+ * is MPI_ANY_TAG; receives with MPI_ANY_TAG never match negative tags).
+ */
+#define EMPI_COMM_CREATE_TAG 0x7fff0000
+#define EMPI_COMM_CREATE_GROUP_TAG(user_tag) ((user_tag) >= 0x7ffffffe ? INT32_MIN : -2 - (user_tag))
+
+/*
+ * Run the attribute delete callbacks of MPI_COMM_SELF (in reverse order of setting), then of
+ * MPI_COMM_WORLD, as the standard wants at the start of MPI_Finalize, while communication still
+ * works. Idempotent; empi_comm_finalize calls it too if the lead did not.
+ */
+int empi_comm_finalize_attrs(void);
+
+/* Rank of world rank `world_rank` in comm, or MPI_UNDEFINED. */
+int empi_comm_rank_of_world(const empi_comm_t *comm, int world_rank);
+
+/* MPI_X_toint / MPI_X_fromint for any kind of handle (src/comm/handle_int.c). */
+int empi_handle_toint(const void *h);
+void *empi_handle_fromint(int i);
+
+/*
+ * Internal collectives over a set of participants of a parent communicator, on its collective
+ * context (src/comm/comm_coll.c). Participant i is rank `ranks[i]` of `comm` (ranks == NULL:
+ * participant i is rank i, all of comm); `me` is this process's participant index. Every
+ * participant must make the same sequence of calls with the same `tag`.
+ */
+typedef struct empi_coll_set {
+    empi_comm_t *comm;
+    int tag;
+    int n;
+    int me;
+    const int *ranks;
+} empi_coll_set_t;
+
+typedef enum { EMPI_COLL_INT_MAX, EMPI_COLL_INT_MIN, EMPI_COLL_INT_SUM, EMPI_COLL_INT_AND } empi_coll_int_op_t;
+
+/* Element-wise reduction of vals[0..count) over the set; the result replaces vals everywhere. */
+int empi_coll_set_allreduce_int(const empi_coll_set_t *set, int *vals, int count, empi_coll_int_op_t op);
+/* all[i*recsize ...] = participant i's `mine` record. */
+int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t recsize, void *all);
+
+/* Agree on a fresh context id over the set (see comm_context.c). */
+int empi_comm_agree_context(const empi_coll_set_t *set, uint32_t *context_id);
+
+#endif

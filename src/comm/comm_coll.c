@@ -1,0 +1,111 @@
+/*
+ * The few collectives communicator creation needs, over any subset of a parent communicator and
+ * on its collective context, written directly on internal point-to-point so they do not depend on
+ * the collective layer (which itself needs communicators to exist).
+ *
+ * Both are a binomial tree rooted at participant 0: gather or reduce up, broadcast down. log2(n)
+ * rounds each way, any n including 1 and non-powers of two. Tree edges: participant i's parent is
+ * i with its lowest set bit cleared; its children are i + m for each power of two m below that bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "pt2pt/pt2pt.h"
+
+static int peer_rank(const empi_coll_set_t *set, int index)
+{
+    return set->ranks ? set->ranks[index] : index;
+}
+
+static int send_to(const empi_coll_set_t *set, int index, const void *buf, size_t len)
+{
+    return empi_send(buf, (MPI_Count)len, empi_byte_type, peer_rank(set, index), set->tag, set->comm,
+                     EMPI_COLL_CONTEXT(set->comm));
+}
+
+static int recv_from(const empi_coll_set_t *set, int index, void *buf, size_t len)
+{
+    return empi_recv(buf, (MPI_Count)len, empi_byte_type, peer_rank(set, index), set->tag, set->comm,
+                     EMPI_COLL_CONTEXT(set->comm), MPI_STATUS_IGNORE);
+}
+
+/* Lowest set bit of i, or the first power of two >= n for the root (it has no parent). */
+static int subtree_span(int i, int n)
+{
+    if (i != 0)
+        return i & -i;
+    int m = 1;
+    while (m < n)
+        m <<= 1;
+    return m;
+}
+
+/* Root's buffer of `len` bytes to every participant. */
+static int tree_bcast(const empi_coll_set_t *set, void *buf, size_t len)
+{
+    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    if (me != 0)
+        rc = recv_from(set, me - span, buf, len);
+    for (int m = span >> 1; m > 0 && rc == MPI_SUCCESS; m >>= 1)
+        if (me + m < n)
+            rc = send_to(set, me + m, buf, len);
+    return rc;
+}
+
+static void combine(int *acc, const int *in, int count, empi_coll_int_op_t op)
+{
+    for (int i = 0; i < count; i++) {
+        switch (op) {
+        case EMPI_COLL_INT_MAX: acc[i] = in[i] > acc[i] ? in[i] : acc[i]; break;
+        case EMPI_COLL_INT_MIN: acc[i] = in[i] < acc[i] ? in[i] : acc[i]; break;
+        case EMPI_COLL_INT_SUM: acc[i] += in[i]; break;
+        case EMPI_COLL_INT_AND: acc[i] = acc[i] && in[i]; break;
+        }
+    }
+}
+
+int empi_coll_set_allreduce_int(const empi_coll_set_t *set, int *vals, int count, empi_coll_int_op_t op)
+{
+    if (set->n == 1 || count == 0)
+        return MPI_SUCCESS;
+    size_t len = (size_t)count * sizeof(int);
+    int *in = malloc(len);
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    /* Children in increasing distance, as they finish their own subtrees in that order. */
+    for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1)
+        if (me + m < n) {
+            rc = recv_from(set, me + m, in, len);
+            combine(vals, in, count, op);
+        }
+    if (rc == MPI_SUCCESS && me != 0)
+        rc = send_to(set, me - span, vals, len);
+    free(in);
+    if (rc == MPI_SUCCESS)
+        rc = tree_bcast(set, vals, len);
+    return rc;
+}
+
+int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t recsize, void *all)
+{
+    char *out = all;
+    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    memcpy(out + (size_t)me * recsize, mine, recsize);
+    if (n == 1)
+        return MPI_SUCCESS;
+    /* Participant i's subtree is the block [i, i + span(i)) ∩ [0, n): gather blocks upward. */
+    for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1)
+        if (me + m < n) {
+            int child = me + m, end = child + m < n ? child + m : n;
+            rc = recv_from(set, child, out + (size_t)child * recsize, (size_t)(end - child) * recsize);
+        }
+    if (rc == MPI_SUCCESS && me != 0) {
+        int end = me + span < n ? me + span : n;
+        rc = send_to(set, me - span, out + (size_t)me * recsize, (size_t)(end - me) * recsize);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = tree_bcast(set, out, (size_t)n * recsize);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * Context ids: every member of a new communicator must use the same id, and no process may use one
+ * id for two live communicators. Ids are never reused, so "unused here" means "never handed out by
+ * this process", which a single atomic counter `next_context` tracks: everything below it is taken.
+ *
+ * Agreement, repeated until it succeeds:
+ *   1. each participant takes a fresh proposal P = fetch_add(next, 2), which nothing else here
+ *      can take;
+ *   2. R = max of the proposals over the participants;
+ *   3. each claims R: it is ours if R == P, or if R >= next (nobody here has it) and we can move
+ *      next past R before another thread hands R out;
+ *   4. AND of the claims: all succeeded -> R is the id; else retry (R is abandoned everywhere).
+ * Concurrent creations on other parents (other threads) only ever move `next` up, so they cannot
+ * both claim one R in a process: the second sees next > R. Each retry proposes above every
+ * failed R's owner's counter, so the maximum climbs and the loop ends.
+ */
+#include <stdatomic.h>
+
+#include "comm/comm.h"
+
+/* 0 and 2 are MPI_COMM_WORLD and MPI_COMM_SELF (their collective contexts are 1 and 3). */
+static _Atomic uint32_t next_context = 4;
+
+static int claim(uint32_t proposal, uint32_t agreed)
+{
+    if (agreed == proposal)
+        return 1;
+    uint32_t cur = atomic_load(&next_context);
+    while (cur <= agreed)
+        if (atomic_compare_exchange_weak(&next_context, &cur, agreed + 2))
+            return 1;
+    return 0;
+}
+
+int empi_comm_agree_context(const empi_coll_set_t *set, uint32_t *context_id)
+{
+    for (;;) {
+        uint32_t proposal = atomic_fetch_add(&next_context, 2);
+        int vals[1] = {(int)proposal};
+        int rc = empi_coll_set_allreduce_int(set, vals, 1, EMPI_COLL_INT_MAX);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        uint32_t agreed = (uint32_t)vals[0];
+        int ok[1] = {claim(proposal, agreed)};
+        rc = empi_coll_set_allreduce_int(set, ok, 1, EMPI_COLL_INT_AND);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (ok[0]) {
+            *context_id = agreed;
+            return MPI_SUCCESS;
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/* Process-wide state of the library, and the lock that guards it under MPI_THREAD_MULTIPLE. */
+#ifndef EMPI_GLOBAL_H
+#define EMPI_GLOBAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "mpi.h"
+#include "runtime/bootstrap.h"
+
+typedef enum { EMPI_STATE_PRE_INIT, EMPI_STATE_INITIALIZED, EMPI_STATE_FINALIZED } empi_state_t;
+
+typedef struct empi_global {
+    _Atomic int state;           /* empi_state_t */
+    int thread_level;            /* provided level */
+    int thread_multiple;         /* thread_level == MPI_THREAD_MULTIPLE: take the big lock */
+    pthread_t main_thread;
+    empi_boot_info_t boot;
+    int oversubscribed;          /* more ranks on this host than cores we may run on */
+    char processor_name[MPI_MAX_PROCESSOR_NAME];
+} empi_global_t;
+
+extern empi_global_t empi_g;
+
+/*
+ * One recursive lock serializes the library under MPI_THREAD_MULTIPLE; waits release it while they
+ * yield so other threads progress. Recursive because user callbacks (error handlers, attribute
+ * copy functions, user reduction ops) may call MPI again.
+ */
+extern pthread_mutex_t empi_big_lock;
+
+static inline void empi_lock(void)
+{
+    if (empi_g.thread_multiple)
+        pthread_mutex_lock(&empi_big_lock);
+}
+
+static inline void empi_unlock(void)
+{
+    if (empi_g.thread_multiple)
+        pthread_mutex_unlock(&empi_big_lock);
+}
+
+static inline int empi_is_initialized(void)
+{
+    return atomic_load_explicit(&empi_g.state, memory_order_acquire) == EMPI_STATE_INITIALIZED;
+}
+
+#define EMPI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define EMPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define EMPI_CACHELINE 64
+
+/* Export an MPI_X as a weak alias of the PMPI_X defined just below it (profiling interposition). */
+#define EMPI_PRAGMA(x) _Pragma(#x)
+#define EMPI_WEAK_ALIAS(name) EMPI_PRAGMA(weak MPI_##name = PMPI_##name)
+
+#endif

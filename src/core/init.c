@@ -1,0 +1,185 @@
+/* MPI_Init and MPI_Finalize: bring the layers up bottom to top and down top to bottom. */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comm/comm.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "core/tunables.h"
+#include "datatype/datatype.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
+
+empi_global_t empi_g;
+pthread_mutex_t empi_big_lock;
+
+void empi_pt2pt_deliver(int src, const void *pkt, size_t len);
+void empi_wtime_init(void);
+void empi_transports_select(void);
+
+static empi_transport_t *all_transports[] = {&empi_transport_self, &empi_transport_shm};
+static empi_transport_t *active_transports[sizeof all_transports / sizeof all_transports[0]];
+
+static int count_usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static void init_lock(void)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&empi_big_lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+
+static int start_transports(void)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof all_transports / sizeof all_transports[0]; i++) {
+        if (all_transports[i]->init(&empi_g.boot, empi_pt2pt_deliver) != EMPI_OK) {
+            fprintf(stderr, "EtherMPI: rank %d: the %s transport failed to start\n", empi_g.boot.rank,
+                    all_transports[i]->name);
+            return -1;
+        }
+        active_transports[n++] = all_transports[i];
+    }
+    empi_progress_set_transports(active_transports, n);
+    return 0;
+}
+
+/* The transport that reaches world rank `peer`, or NULL. */
+empi_transport_t *empi_transport_for(int peer)
+{
+    for (size_t i = 0; i < sizeof active_transports / sizeof active_transports[0]; i++)
+        if (active_transports[i] && active_transports[i]->reaches(peer))
+            return active_transports[i];
+    return NULL;
+}
+
+static int do_init(int required, int *provided, const char *fname)
+{
+    if (atomic_load(&empi_g.state) != EMPI_STATE_PRE_INIT)
+        return empi_err_noobj(MPI_ERR_OTHER, "%s: MPI is already %s", fname,
+                              empi_is_initialized() ? "initialized" : "finalized");
+    if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
+        required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
+        required = MPI_THREAD_MULTIPLE; /* the standard lets us provide the highest we support */
+    init_lock();
+    empi_wtime_init();
+    empi_tunables_load();
+    if (empi_boot_init(&empi_g.boot) != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI_Init: cannot reach the launcher (bootstrap failed)");
+    empi_g.thread_level = required;
+    empi_g.main_thread = pthread_self();
+    empi_g.oversubscribed = empi_g.boot.local_size > count_usable_cpus();
+    if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
+        strcpy(empi_g.processor_name, "localhost");
+    empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
+
+    if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
+        empi_comm_init() != MPI_SUCCESS)
+        empi_fatal(MPI_ERR_INTERN, "MPI_Init: a layer failed to start");
+    if (empi_boot_fence() != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI_Init: bootstrap fence failed");
+    /* Locking starts only now: before this point a single thread runs. */
+    empi_g.thread_multiple = required == MPI_THREAD_MULTIPLE;
+    atomic_store_explicit(&empi_g.state, EMPI_STATE_INITIALIZED, memory_order_release);
+    if (provided)
+        *provided = required;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Init)
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return do_init(MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+
+EMPI_WEAK_ALIAS(Init_thread)
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (!provided)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Init_thread: provided is NULL");
+    return do_init(required, provided, "MPI_Init_thread");
+}
+
+EMPI_WEAK_ALIAS(Finalize)
+int PMPI_Finalize(void)
+{
+    if (!empi_is_initialized())
+        return empi_err_noobj(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialized");
+    empi_lock();
+    /* Every send we queued must reach its peer before the transports go away. */
+    empi_pt2pt_finalize();
+    if (empi_boot_fence() != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI_Finalize: bootstrap fence failed");
+    empi_comm_finalize();
+    for (size_t i = sizeof active_transports / sizeof active_transports[0]; i-- > 0;)
+        if (active_transports[i])
+            active_transports[i]->finalize();
+    empi_datatype_finalize();
+    atomic_store_explicit(&empi_g.state, EMPI_STATE_FINALIZED, memory_order_release);
+    empi_unlock();
+    empi_g.thread_multiple = 0;
+    empi_boot_finalize();
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Initialized)
+int PMPI_Initialized(int *flag)
+{
+    if (!flag)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Initialized: flag is NULL");
+    *flag = atomic_load(&empi_g.state) != EMPI_STATE_PRE_INIT;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Finalized)
+int PMPI_Finalized(int *flag)
+{
+    if (!flag)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Finalized: flag is NULL");
+    *flag = atomic_load(&empi_g.state) == EMPI_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Query_thread)
+int PMPI_Query_thread(int *provided)
+{
+    if (!provided)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Query_thread: provided is NULL");
+    *provided = empi_g.thread_level;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Is_thread_main)
+int PMPI_Is_thread_main(int *flag)
+{
+    if (!flag)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Is_thread_main: flag is NULL");
+    *flag = pthread_equal(pthread_self(), empi_g.main_thread);
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Abort)
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[256];
+    (void)comm; /* aborting a sub-communicator ends the whole job, which the standard allows */
+    snprintf(msg, sizeof msg, "MPI_Abort(errorcode=%d) called by rank %d", errorcode, empi_g.boot.rank);
+    empi_boot_abort(errorcode, msg);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,71 @@
+#include "core/progress.h"
+
+#include <sched.h>
+
+#include "core/global.h"
+#include "core/tunables.h"
+#include "transport/transport.h"
+
+#define EMPI_MAX_PROGRESS_HOOKS 8
+
+static empi_progress_hook_fn hooks[EMPI_MAX_PROGRESS_HOOKS];
+static int nhooks;
+
+/* Transports in use, set by empi_progress_set_transports at init. */
+static empi_transport_t **transports;
+static int ntransports;
+static int yield_mode; /* 0 never, 1 when oversubscribed, 2 always */
+
+void empi_progress_set_transports(empi_transport_t **list, int n)
+{
+    transports = list;
+    ntransports = n;
+    const char *y = empi_tunables.yield;
+    if (y[0] == 'a' && y[1] == 'l')
+        yield_mode = 2;
+    else if (y[0] == 'n')
+        yield_mode = 0;
+    else
+        yield_mode = empi_g.oversubscribed ? 2 : 1;
+}
+
+void empi_progress_add_hook(empi_progress_hook_fn fn)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn)
+            return;
+    if (nhooks < EMPI_MAX_PROGRESS_HOOKS)
+        hooks[nhooks++] = fn;
+}
+
+int empi_progress_poll(void)
+{
+    int events = 0;
+    for (int i = 0; i < ntransports; i++)
+        events += transports[i]->progress();
+    for (int i = 0; i < nhooks; i++)
+        events += hooks[i]();
+    return events;
+}
+
+/*
+ * With a core to ourselves, spinning is the fastest wait. When ranks outnumber cores, the peer we
+ * wait for may be descheduled behind us, so after a short spin we give it the CPU every pass.
+ * Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield so other threads of this
+ * process can make progress too.
+ */
+void empi_progress_idle(int *idle_passes)
+{
+    int passes = ++*idle_passes;
+    int should_yield = yield_mode == 2 ? passes > empi_tunables.spin_count / 16
+                                       : (yield_mode == 1 && passes > empi_tunables.spin_count * 64);
+    if (empi_g.thread_multiple) {
+        pthread_mutex_unlock(&empi_big_lock);
+        if (should_yield || passes > empi_tunables.spin_count)
+            sched_yield();
+        pthread_mutex_lock(&empi_big_lock);
+        return;
+    }
+    if (should_yield)
+        sched_yield();
+}

@@ -1,0 +1,38 @@
+/*
+ * The progress engine: one pass polls every transport and pushes queued work (sends waiting for
+ * ring space, rendezvous pipelines, nonblocking collective schedules). Waits call it in a loop and,
+ * when a pass found nothing, back off: spin a little, then yield the CPU if the host is
+ * oversubscribed, so a peer that shares our core can run. No fixed sleeps.
+ */
+#ifndef EMPI_PROGRESS_H
+#define EMPI_PROGRESS_H
+
+struct empi_transport;
+/* The transports in use, in the order they are polled (set once at init). */
+void empi_progress_set_transports(struct empi_transport **list, int n);
+
+/* Work queued by upper layers that progress must push; returns how much it advanced. */
+typedef int (*empi_progress_hook_fn)(void);
+
+/* Register a hook that each progress pass calls (pt2pt pending sends, collective schedules...). */
+void empi_progress_add_hook(empi_progress_hook_fn fn);
+
+/* One pass; returns the number of events (packets delivered, operations advanced). */
+int empi_progress_poll(void);
+
+/* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
+void empi_progress_idle(int *idle_passes);
+
+/* Poll until `cond` holds. `cond` is re-evaluated after every pass. */
+#define EMPI_PROGRESS_UNTIL(cond)                                  \
+    do {                                                           \
+        int empi_idle_passes_ = 0;                                 \
+        while (!(cond)) {                                          \
+            if (empi_progress_poll() == 0)                         \
+                empi_progress_idle(&empi_idle_passes_);            \
+            else                                                   \
+                empi_idle_passes_ = 0;                             \
+        }                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,117 @@
+#include "core/tunables.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+empi_tunables_t empi_tunables;
+
+const empi_tunable_desc_t empi_tunable_descs[] = {
+#define EMPI_TUNABLE(field, type, def, doc) \
+    {#field, "EMPI_" #field, EMPI_TUNABLE_##type, def, doc},
+#include "core/tunables.def"
+#undef EMPI_TUNABLE
+};
+const int empi_tunable_count = sizeof(empi_tunable_descs) / sizeof(empi_tunable_descs[0]);
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    switch (tolower((unsigned char)*end)) {
+    case 'g': v <<= 10; /* fall through */
+    case 'm': v <<= 10; /* fall through */
+    case 'k': v <<= 10; end++; break;
+    case '\0': break;
+    default: return -1;
+    }
+    if (*end && !(tolower((unsigned char)*end) == 'b' && end[1] == '\0'))
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on"))
+        *out = 1;
+    else if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off"))
+        *out = 0;
+    else
+        return -1;
+    return 0;
+}
+
+/* The env names in the table are built from field names, so upper-case them once here. */
+const char *empi_tunable_env_name(int i, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", empi_tunable_descs[i].env);
+    for (char *p = buf; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    return buf;
+}
+
+static void *field_ptr(int i)
+{
+    static const size_t offsets[] = {
+#define EMPI_TUNABLE(field, type, def, doc) offsetof(empi_tunables_t, field),
+#include "core/tunables.def"
+#undef EMPI_TUNABLE
+    };
+    return (char *)&empi_tunables + offsets[i];
+}
+
+static int set_value(int i, const char *text)
+{
+    void *p = field_ptr(i);
+    switch (empi_tunable_descs[i].type) {
+    case EMPI_TUNABLE_INT: {
+        char *end;
+        errno = 0;
+        long v = strtol(text, &end, 0);
+        if (errno || end == text || *end)
+            return -1;
+        *(long *)p = v;
+        return 0;
+    }
+    case EMPI_TUNABLE_SIZE: return parse_size(text, (size_t *)p);
+    case EMPI_TUNABLE_BOOL: return parse_bool(text, (int *)p);
+    case EMPI_TUNABLE_STRING: *(const char **)p = text; return 0;
+    }
+    return -1;
+}
+
+int empi_tunables_load(void)
+{
+    int rc = 0;
+    char name[128];
+    for (int i = 0; i < empi_tunable_count; i++) {
+        if (set_value(i, empi_tunable_descs[i].def) != 0)
+            abort(); /* a default that does not parse is a bug in tunables.def */
+        const char *env = getenv(empi_tunable_env_name(i, name, sizeof name));
+        if (env && set_value(i, env) != 0) {
+            fprintf(stderr, "EtherMPI: ignoring %s=\"%s\": not a valid value (default %s)\n", name, env,
+                    empi_tunable_descs[i].def);
+            set_value(i, empi_tunable_descs[i].def);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+void empi_tunable_format(int i, char *buf, size_t len)
+{
+    const void *p = field_ptr(i);
+    switch (empi_tunable_descs[i].type) {
+    case EMPI_TUNABLE_INT: snprintf(buf, len, "%ld", *(const long *)p); break;
+    case EMPI_TUNABLE_SIZE: snprintf(buf, len, "%zu", *(const size_t *)p); break;
+    case EMPI_TUNABLE_BOOL: snprintf(buf, len, "%s", *(const int *)p ? "yes" : "no"); break;
+    case EMPI_TUNABLE_STRING: snprintf(buf, len, "%s", *(const char *const *)p); break;
+    }
+}

@@ -1,0 +1,42 @@
+/* Process-wide tunables: declared in tunables.def, read once from EMPI_* environment variables. */
+#ifndef EMPI_TUNABLES_H
+#define EMPI_TUNABLES_H
+
+#include <stddef.h>
+
+typedef enum { EMPI_TUNABLE_INT, EMPI_TUNABLE_SIZE, EMPI_TUNABLE_BOOL, EMPI_TUNABLE_STRING } empi_tunable_type_t;
+
+typedef struct empi_tunables {
+#define EMPI_TUNABLE_INT_FIELD long
+#define EMPI_TUNABLE_SIZE_FIELD size_t
+#define EMPI_TUNABLE_BOOL_FIELD int
+#define EMPI_TUNABLE_STRING_FIELD const char *
+#define EMPI_TUNABLE(field, type, def, doc) EMPI_TUNABLE_##type##_FIELD field;
+#include "core/tunables.def"
+#undef EMPI_TUNABLE
+} empi_tunables_t;
+
+extern empi_tunables_t empi_tunables;
+
+/* One entry of the registry, for listing (empi-info) and MPI_T later. */
+typedef struct empi_tunable_desc {
+    const char *name;     /* field name, e.g. "eager_limit" */
+    const char *env;      /* e.g. "EMPI_EAGER_LIMIT" */
+    empi_tunable_type_t type;
+    const char *def;
+    const char *doc;
+} empi_tunable_desc_t;
+
+extern const empi_tunable_desc_t empi_tunable_descs[];
+extern const int empi_tunable_count;
+
+/* Parse the environment into empi_tunables; returns 0, or -1 after printing which variable is bad. */
+int empi_tunables_load(void);
+
+/* EMPI_<NAME> of tunable i, upper case. */
+const char *empi_tunable_env_name(int i, char *buf, size_t len);
+
+/* Current value of tunable i as text (for listing). */
+void empi_tunable_format(int i, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * Datatypes. Every layer that moves user data goes through this seam: a contiguous type is
+ * moved with one memcpy from buf + true_lb, anything else is packed/unpacked as a byte stream in
+ * pieces, so a large noncontiguous message never needs a buffer of its full size.
+ */
+#ifndef EMPI_DATATYPE_H
+#define EMPI_DATATYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/object.h"
+#include "mpi.h"
+
+struct empi_attr;
+struct empi_dt_layout;
+struct empi_dt_contents;
+
+/* Basic element kinds, for reductions, external32 and element counting. */
+typedef enum {
+    EMPI_BASIC_NONE = 0,
+    EMPI_BASIC_CHAR, EMPI_BASIC_SCHAR, EMPI_BASIC_UCHAR, EMPI_BASIC_WCHAR,
+    EMPI_BASIC_SHORT, EMPI_BASIC_USHORT, EMPI_BASIC_INT, EMPI_BASIC_UINT,
+    EMPI_BASIC_LONG, EMPI_BASIC_ULONG, EMPI_BASIC_LONG_LONG, EMPI_BASIC_ULONG_LONG,
+    EMPI_BASIC_INT8, EMPI_BASIC_UINT8, EMPI_BASIC_INT16, EMPI_BASIC_UINT16,
+    EMPI_BASIC_INT32, EMPI_BASIC_UINT32, EMPI_BASIC_INT64, EMPI_BASIC_UINT64,
+    EMPI_BASIC_AINT, EMPI_BASIC_COUNT, EMPI_BASIC_OFFSET,
+    EMPI_BASIC_FLOAT, EMPI_BASIC_DOUBLE, EMPI_BASIC_LONG_DOUBLE,
+    EMPI_BASIC_C_BOOL, EMPI_BASIC_CXX_BOOL,
+    EMPI_BASIC_C_FLOAT_COMPLEX, EMPI_BASIC_C_DOUBLE_COMPLEX, EMPI_BASIC_C_LONG_DOUBLE_COMPLEX,
+    EMPI_BASIC_BYTE, EMPI_BASIC_PACKED,
+    /* Fortran types, sized as the ABI's companion Fortran compilers use them */
+    EMPI_BASIC_LOGICAL, EMPI_BASIC_INTEGER, EMPI_BASIC_REAL, EMPI_BASIC_DOUBLE_PRECISION,
+    EMPI_BASIC_COMPLEX, EMPI_BASIC_DOUBLE_COMPLEX, EMPI_BASIC_CHARACTER,
+    EMPI_BASIC_LOGICAL1, EMPI_BASIC_LOGICAL2, EMPI_BASIC_LOGICAL4, EMPI_BASIC_LOGICAL8, EMPI_BASIC_LOGICAL16,
+    EMPI_BASIC_INTEGER1, EMPI_BASIC_INTEGER2, EMPI_BASIC_INTEGER4, EMPI_BASIC_INTEGER8, EMPI_BASIC_INTEGER16,
+    EMPI_BASIC_REAL2, EMPI_BASIC_REAL4, EMPI_BASIC_REAL8, EMPI_BASIC_REAL16,
+    EMPI_BASIC_COMPLEX4, EMPI_BASIC_COMPLEX8, EMPI_BASIC_COMPLEX16, EMPI_BASIC_COMPLEX32,
+    /* pair types of MINLOC/MAXLOC */
+    EMPI_BASIC_FLOAT_INT, EMPI_BASIC_DOUBLE_INT, EMPI_BASIC_LONG_INT, EMPI_BASIC_2INT,
+    EMPI_BASIC_SHORT_INT, EMPI_BASIC_LONG_DOUBLE_INT, EMPI_BASIC_2REAL,
+    EMPI_BASIC_2DOUBLE_PRECISION, EMPI_BASIC_2INTEGER,
+    EMPI_BASIC_CXX_FLOAT_COMPLEX, EMPI_BASIC_CXX_DOUBLE_COMPLEX, EMPI_BASIC_CXX_LONG_DOUBLE_COMPLEX,
+    EMPI_BASIC_COUNT_OF_KINDS
+} empi_basic_t;
+
+typedef struct empi_datatype {
+    empi_object_t obj;
+    MPI_Datatype handle;
+    MPI_Count size;              /* bytes of data in one element of this type */
+    MPI_Aint lb, ub, extent;     /* extent = ub - lb */
+    MPI_Aint true_lb, true_ub;
+    int predefined;              /* named type: never freed */
+    int committed;
+    /* count elements occupy count*size contiguous bytes starting at buf + true_lb */
+    int is_contig;
+    /* the basic kind if every element is of one basic kind (for reductions), else EMPI_BASIC_NONE */
+    empi_basic_t basic;
+    MPI_Count basic_count;       /* number of basic elements per element of this type */
+    char name[MPI_MAX_OBJECT_NAME];
+    MPI_Aint align;              /* alignment the struct constructor pads the extent to */
+    int explicit_bounds;         /* lb/ub were set by MPI_Type_create_resized (no struct padding) */
+    int user_freed;              /* MPI_Type_free was called: the handle is dead for the user */
+    struct empi_attr *attrs;
+    struct empi_dt_layout *layout;       /* compiled form, owned by the datatype engine */
+    struct empi_dt_contents *contents;   /* constructor arguments for MPI_Type_get_contents */
+} empi_datatype_t;
+
+/* Handle -> object, NULL when invalid (MPI_DATATYPE_NULL included). */
+empi_datatype_t *empi_datatype_get(MPI_Datatype h);
+
+/*
+ * Check a (count, datatype) argument pair of `fname` on `comm`-less terms: returns MPI_SUCCESS or
+ * the class (MPI_ERR_TYPE for invalid/uncommitted, MPI_ERR_COUNT for negative count) and sets *dt.
+ */
+int empi_datatype_check(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const char **why);
+
+void empi_datatype_retain(empi_datatype_t *dt);
+void empi_datatype_release(empi_datatype_t *dt);
+
+int empi_datatype_init(void);
+void empi_datatype_finalize(void);
+
+/*
+ * Byte-stream seam. The packed stream of (buf, count, dt) has count * dt->size bytes.
+ * empi_dt_pack copies stream bytes [offset, offset + len) into out; empi_dt_unpack copies `len`
+ * bytes from `in` into stream positions [offset, offset + len) of (buf, count, dt).
+ */
+void empi_dt_pack(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count offset,
+                  void *out, MPI_Count len);
+void empi_dt_unpack(void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count offset,
+                    const void *in, MPI_Count len);
+
+/* Number of whole basic elements in `bytes` of the stream of dt (for MPI_Get_elements). */
+MPI_Count empi_dt_elements_in(const empi_datatype_t *dt, MPI_Count bytes);
+
+#endif

@@ -1,0 +1,173 @@
+/*
+ * Derived datatype objects: allocation, reference counting, the bound/size bookkeeping every
+ * constructor shares, and the stored constructor arguments.
+ *
+ * Reference counting: the user's handle holds one reference, every derived type built from a
+ * type holds one (so MPI_Type_get_contents can return it), and pt2pt takes one per pending
+ * operation. MPI_Type_free drops the user's; the object dies when the last one goes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/global.h"
+#include "datatype/dt_internal.h"
+
+static empi_pool_t dt_pool = EMPI_POOL_INITIALIZER(empi_datatype_t, "datatype");
+
+empi_datatype_t *empi_dt_alloc(void)
+{
+    empi_lock();
+    empi_datatype_t *dt = empi_pool_alloc(&dt_pool);
+    empi_unlock();
+    return dt;
+}
+
+int empi_datatype_check(MPI_Datatype h, MPI_Count count, empi_datatype_t **dtp, const char **why)
+{
+    empi_datatype_t *dt = empi_datatype_get(h);
+    *dtp = dt;
+    if (!dt) {
+        *why = h == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL" : "invalid datatype";
+        return MPI_ERR_TYPE;
+    }
+    if (!dt->committed) {
+        *why = "datatype is not committed";
+        return MPI_ERR_TYPE;
+    }
+    if (count < 0) {
+        *why = "count is negative";
+        return MPI_ERR_COUNT;
+    }
+    return MPI_SUCCESS;
+}
+
+int empi_dt_oldtype(const char *fname, MPI_Datatype h, empi_datatype_t **out)
+{
+    empi_datatype_t *dt = empi_datatype_get(h);
+    if (!dt)
+        return empi_err_noobj(MPI_ERR_TYPE, "%s: oldtype is %s", fname,
+                              h == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a valid datatype");
+    *out = dt;
+    return MPI_SUCCESS;
+}
+
+void empi_datatype_retain(empi_datatype_t *dt)
+{
+    if (dt && !dt->predefined)
+        __atomic_add_fetch(&dt->obj.refcount, 1, __ATOMIC_RELAXED);
+}
+
+void empi_datatype_release(empi_datatype_t *dt)
+{
+    if (!dt || dt->predefined)
+        return;
+    if (__atomic_sub_fetch(&dt->obj.refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    empi_contents_free(dt->contents);
+    empi_layout_unref(dt->layout);
+    empi_lock();
+    empi_pool_free(&dt_pool, dt);
+    empi_unlock();
+}
+
+empi_dt_contents_t *empi_contents_new(int combiner, MPI_Count ni, MPI_Count na, MPI_Count nl,
+                                      MPI_Count nd)
+{
+    /* one allocation for the header and its four arrays, largest alignment first */
+    size_t bytes = sizeof(empi_dt_contents_t) + (size_t)na * sizeof(MPI_Aint) +
+                   (size_t)nl * sizeof(MPI_Count) + (size_t)nd * (sizeof(MPI_Datatype) + sizeof(void *)) +
+                   (size_t)ni * sizeof(int);
+    empi_dt_contents_t *c = calloc(1, bytes);
+    if (!c)
+        return NULL;
+    char *p = (char *)(c + 1);
+    c->combiner = combiner;
+    c->ni = ni, c->na = na, c->nl = nl, c->nd = nd;
+    c->addrs = (MPI_Aint *)p, p += (size_t)na * sizeof(MPI_Aint);
+    c->larges = (MPI_Count *)p, p += (size_t)nl * sizeof(MPI_Count);
+    c->types = (MPI_Datatype *)p, p += (size_t)nd * sizeof(MPI_Datatype);
+    c->type_objs = (empi_datatype_t **)p, p += (size_t)nd * sizeof(void *);
+    c->ints = (int *)p;
+    return c;
+}
+
+void empi_contents_free(empi_dt_contents_t *c)
+{
+    if (!c)
+        return;
+    for (MPI_Count i = 0; i < c->nd; i++)
+        empi_datatype_release(c->type_objs[i]);
+    free(c);
+}
+
+void empi_acc_init(empi_dt_acc_t *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, MPI_Count count)
+{
+    if (count <= 0)
+        return;
+    MPI_Aint span = (MPI_Aint)(count - 1) * old->extent;
+    MPI_Aint lb = disp + old->lb + (span < 0 ? span : 0);
+    MPI_Aint ub = disp + old->ub + (span > 0 ? span : 0);
+    MPI_Aint tlb = disp + old->true_lb + (span < 0 ? span : 0);
+    MPI_Aint tub = disp + old->true_ub + (span > 0 ? span : 0);
+    if (!a->any) {
+        a->any = true;
+        a->lb = lb, a->ub = ub, a->tlb = tlb, a->tub = tub;
+    } else {
+        if (lb < a->lb) a->lb = lb;
+        if (ub > a->ub) a->ub = ub;
+        if (tlb < a->tlb) a->tlb = tlb;
+        if (tub > a->tub) a->tub = tub;
+    }
+    a->size += count * old->size;
+    a->basic_count += count * old->basic_count;
+    if (!a->basic_set) {
+        a->basic = old->basic;
+        a->basic_set = true;
+    } else if (a->basic != old->basic) {
+        a->basic = EMPI_BASIC_NONE;
+    }
+}
+
+void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt)
+{
+    dt->size = a->size;
+    dt->lb = a->lb;
+    dt->ub = a->ub;
+    dt->extent = a->ub - a->lb;
+    dt->true_lb = a->tlb;
+    dt->true_ub = a->tub;
+    dt->basic = a->basic_set ? a->basic : EMPI_BASIC_NONE;
+    dt->basic_count = a->basic_count;
+}
+
+int empi_dt_publish(empi_datatype_t *dt, empi_dt_layout_t *layout, empi_dt_contents_t *contents,
+                    MPI_Datatype *newtype)
+{
+    dt->obj.magic = EMPI_MAGIC_DATATYPE;
+    dt->obj.refcount = 1;
+    dt->handle = (MPI_Datatype)dt;
+    dt->layout = layout;
+    dt->contents = contents;
+    if (dt->align < 1)
+        dt->align = 1;
+    /* zero-copy when count elements are one run starting at true_lb */
+    MPI_Aint d;
+    MPI_Count len;
+    if (dt->size == 0)
+        dt->is_contig = 1;
+    else
+        dt->is_contig = dt->size == dt->extent && empi_layout_is_one_run(layout, &d, &len) &&
+                        len == dt->size && d == dt->true_lb;
+    *newtype = dt->handle;
+    return MPI_SUCCESS;
+}
+
+void empi_datatype_finalize(void)
+{
+}

@@ -1,0 +1,31 @@
+/* Reduction operations: predefined ones on every type the standard allows, and user functions. */
+#ifndef EMPI_OP_H
+#define EMPI_OP_H
+
+#include "core/object.h"
+#include "datatype/datatype.h"
+#include "mpi.h"
+
+typedef struct empi_op {
+    empi_object_t obj;
+    MPI_Op handle;
+    int predefined;
+    int commutative;
+    MPI_User_function *user_fn;
+    MPI_User_function_c *user_fn_c;
+} empi_op_t;
+
+empi_op_t *empi_op_get(MPI_Op h);   /* NULL when invalid (MPI_OP_NULL included) */
+
+/* MPI_SUCCESS, or MPI_ERR_OP when `op` is not defined on `dt`. */
+int empi_op_check(const empi_op_t *op, const empi_datatype_t *dt);
+
+/*
+ * inout[i] = in[i] op inout[i] for count elements of dt (the standard's order: the left operand
+ * is the one from the lower rank when the caller passes them so). The one entry point through
+ * which collectives, MPI_Reduce_local and RMA accumulate reduce.
+ */
+int empi_op_apply(const empi_op_t *op, const void *in, void *inout, MPI_Count count,
+                  const empi_datatype_t *dt);
+
+#endif

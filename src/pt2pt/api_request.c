@@ -1,0 +1,152 @@
+/* Request management: free, status queries and cancellation. */
+#include "core/error.h"
+#include "core/global.h"
+#include "pt2pt/args.h"
+#include "pt2pt/pt2pt_internal.h"
+
+EMPI_WEAK_ALIAS(Request_free)
+int PMPI_Request_free(MPI_Request *request)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Request_free", NULL, request, "request"));
+    empi_lock();
+    empi_request_t *req = empi_request_get(*request);
+    int rc = MPI_SUCCESS;
+    if (!req) {
+        rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Request_free: invalid request handle %p", (void *)*request);
+    } else {
+        /* An operation still running keeps going; it is released when it completes. */
+        if (req->complete || (req->persistent && !req->active)) {
+            empi_request_release(req);
+        } else {
+            req->user_freed = 1;
+            req->persistent = 0;
+        }
+        *request = MPI_REQUEST_NULL;
+    }
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Request_get_status)
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Request_get_status", NULL, flag, "flag"));
+    empi_lock();
+    int rc = MPI_SUCCESS;
+    empi_request_t *req = empi_request_get(request);
+    if (request == MPI_REQUEST_NULL || (req && req->persistent && !req->active)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            empi_status_empty(status);
+    } else if (!req) {
+        rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Request_get_status: invalid request handle %p", (void *)request);
+    } else {
+        *flag = empi_request_test(req);
+        if (*flag)
+            empi_status_out(status, &req->status);
+    }
+    empi_unlock();
+    return rc;
+}
+
+/* A receive still waiting in the posted queue can be withdrawn; anything else completes normally. */
+static void cancel_request(empi_request_t *req)
+{
+    if (req->complete)
+        return;
+    if (req->kind == EMPI_REQ_RECV && req->proto_state == EMPI_RECV_POSTED) {
+        empi_posted_remove(&empi_p2p.posted, req);
+        empi_status_set_cancelled(&req->status, 1);
+        req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        req->status.MPI_TAG = MPI_ANY_TAG;
+        empi_status_set_bytes(&req->status, 0);
+        empi_request_set_complete(req);
+    } else if (req->ops && req->ops->cancel) {
+        req->ops->cancel(req);
+    }
+}
+
+EMPI_WEAK_ALIAS(Cancel)
+int PMPI_Cancel(MPI_Request *request)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Cancel", NULL, request, "request"));
+    empi_lock();
+    int rc = MPI_SUCCESS;
+    empi_request_t *req = empi_request_get(*request);
+    if (!req)
+        rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel: invalid request handle %p", (void *)*request);
+    else
+        cancel_request(req);
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Test_cancelled)
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Test_cancelled", NULL, status, "status"));
+    EMPI_CHECK(empi_check_ptr("MPI_Test_cancelled", NULL, flag, "flag"));
+    *flag = empi_status_cancelled(status) != 0;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_set_cancelled)
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_set_cancelled", NULL, status, "status"));
+    empi_status_set_cancelled(status, flag != 0);
+    return MPI_SUCCESS;
+}
+
+/* Status field accessors and setters of MPI-4.1 (for layered libraries building statuses). */
+
+EMPI_WEAK_ALIAS(Status_get_source)
+int PMPI_Status_get_source(const MPI_Status *status, int *source)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_source", NULL, status, "status"));
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_source", NULL, source, "source"));
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_set_source)
+int PMPI_Status_set_source(MPI_Status *status, int source)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_set_source", NULL, status, "status"));
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_get_tag)
+int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_tag", NULL, status, "status"));
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_tag", NULL, tag, "tag"));
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_set_tag)
+int PMPI_Status_set_tag(MPI_Status *status, int tag)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_set_tag", NULL, status, "status"));
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_get_error)
+int PMPI_Status_get_error(const MPI_Status *status, int *error)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_error", NULL, status, "status"));
+    EMPI_CHECK(empi_check_ptr("MPI_Status_get_error", NULL, error, "error"));
+    *error = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Status_set_error)
+int PMPI_Status_set_error(MPI_Status *status, int error)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Status_set_error", NULL, status, "status"));
+    status->MPI_ERROR = error;
+    return MPI_SUCCESS;
+}

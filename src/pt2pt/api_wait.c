@@ -1,0 +1,297 @@
+/* Completion: Wait and Test in their single, all, any and some forms, and Request_free. */
+#include "core/error.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "pt2pt/args.h"
+#include "pt2pt/pt2pt.h"
+
+/* A null handle or an inactive persistent request: completes at once with an empty status. */
+static int is_inactive(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 1;
+    empi_request_t *req = empi_request_get(h);
+    return req && req->persistent && !req->active;
+}
+
+static int check_request(const char *fn, MPI_Request h, empi_request_t **out)
+{
+    *out = empi_request_get(h);
+    if (!*out)
+        return empi_err_noobj(MPI_ERR_REQUEST, "%s: invalid request handle %p", fn, (void *)h);
+    return MPI_SUCCESS;
+}
+
+/* Hand a completed request's status to the user and retire it; returns its error. */
+static int retire(MPI_Request *handle, MPI_Status *status)
+{
+    empi_request_t *req = empi_request_get(*handle);
+    empi_status_out(status, &req->status);
+    int rc = req->status.MPI_ERROR;
+    if (req->persistent) {
+        req->active = 0;
+    } else {
+        empi_request_release(req);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+static void empty_status(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE)
+        empi_status_empty(status);
+}
+
+/* Report an error of a completed request through its communicator's handler. */
+static int raise_for(const char *fn, empi_comm_t *comm, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    if (comm)
+        return empi_err_comm(comm, rc, "%s: the request completed with an error", fn);
+    return empi_err_noobj(rc, "%s: the request completed with an error", fn);
+}
+
+EMPI_WEAK_ALIAS(Wait)
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Wait", NULL, request, "request"));
+    if (is_inactive(*request)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    empi_request_t *req;
+    empi_lock();
+    int rc = check_request("MPI_Wait", *request, &req);
+    if (rc == MPI_SUCCESS) {
+        empi_request_wait(req);
+        empi_comm_t *comm = req->comm;
+        rc = raise_for("MPI_Wait", comm, retire(request, status));
+    }
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Test)
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Test", NULL, request, "request"));
+    EMPI_CHECK(empi_check_ptr("MPI_Test", NULL, flag, "flag"));
+    if (is_inactive(*request)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    empi_request_t *req;
+    empi_lock();
+    int rc = check_request("MPI_Test", *request, &req);
+    if (rc == MPI_SUCCESS) {
+        *flag = empi_request_test(req);
+        if (*flag) {
+            empi_comm_t *comm = req->comm;
+            rc = raise_for("MPI_Test", comm, retire(request, status));
+        }
+    }
+    empi_unlock();
+    return rc;
+}
+
+static int check_array(const char *fn, int count, const MPI_Request reqs[])
+{
+    if (count < 0)
+        return empi_err_noobj(MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+    if (count > 0 && !reqs)
+        return empi_err_noobj(MPI_ERR_ARG, "%s: array_of_requests is NULL", fn);
+    for (int i = 0; i < count; i++) {
+        empi_request_t *req;
+        if (reqs[i] != MPI_REQUEST_NULL)
+            EMPI_CHECK(check_request(fn, reqs[i], &req));
+    }
+    return MPI_SUCCESS;
+}
+
+/* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
+static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        if (is_inactive(reqs[i])) {
+            empty_status(st);
+            continue;
+        }
+        if (retire(&reqs[i], st) != MPI_SUCCESS)
+            failed = 1;
+    }
+    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+static int all_complete(int count, MPI_Request reqs[])
+{
+    int done = 1;
+    for (int i = 0; i < count; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        empi_request_t *req = empi_request_get(reqs[i]);
+        if (!req->complete && !(req->ops && req->ops->poll && (req->ops->poll(req), req->complete)))
+            done = 0;
+    }
+    return done;
+}
+
+EMPI_WEAK_ALIAS(Waitall)
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    empi_lock();
+    int rc = check_array("MPI_Waitall", count, array_of_requests);
+    if (rc == MPI_SUCCESS) {
+        EMPI_PROGRESS_UNTIL(all_complete(count, array_of_requests));
+        rc = raise_for("MPI_Waitall", NULL, retire_all(count, array_of_requests, array_of_statuses));
+    }
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Testall)
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Testall", NULL, flag, "flag"));
+    empi_lock();
+    int rc = check_array("MPI_Testall", count, array_of_requests);
+    if (rc == MPI_SUCCESS) {
+        *flag = all_complete(count, array_of_requests);
+        if (!*flag) {
+            empi_progress_poll();
+            *flag = all_complete(count, array_of_requests);
+        }
+        if (*flag)
+            rc = raise_for("MPI_Testall", NULL, retire_all(count, array_of_requests, array_of_statuses));
+    }
+    empi_unlock();
+    return rc;
+}
+
+/* Index of a completed active request, MPI_UNDEFINED if none is active, -1 if none is done yet. */
+static int find_any(int count, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        active = 1;
+        empi_request_t *req = empi_request_get(reqs[i]);
+        if (req->complete || (req->ops && req->ops->poll && (req->ops->poll(req), req->complete)))
+            return i;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+static int finish_any(int idx, int *index, MPI_Request reqs[], MPI_Status *status)
+{
+    *index = idx;
+    if (idx == MPI_UNDEFINED) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    empi_comm_t *comm = empi_request_get(reqs[idx])->comm;
+    return raise_for("MPI_Waitany", comm, retire(&reqs[idx], status));
+}
+
+EMPI_WEAK_ALIAS(Waitany)
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Waitany", NULL, index, "index"));
+    empi_lock();
+    int rc = check_array("MPI_Waitany", count, array_of_requests);
+    if (rc == MPI_SUCCESS) {
+        int idx;
+        EMPI_PROGRESS_UNTIL((idx = find_any(count, array_of_requests)) != -1);
+        rc = finish_any(idx, index, array_of_requests, status);
+    }
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Testany)
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Testany", NULL, index, "index"));
+    EMPI_CHECK(empi_check_ptr("MPI_Testany", NULL, flag, "flag"));
+    empi_lock();
+    int rc = check_array("MPI_Testany", count, array_of_requests);
+    if (rc == MPI_SUCCESS) {
+        int idx = find_any(count, array_of_requests);
+        if (idx == -1) {
+            empi_progress_poll();
+            idx = find_any(count, array_of_requests);
+        }
+        *flag = idx != -1;
+        if (*flag)
+            rc = finish_any(idx, index, array_of_requests, status);
+        else
+            *index = MPI_UNDEFINED;
+    }
+    empi_unlock();
+    return rc;
+}
+
+/* Retire every completed request; returns how many, or MPI_UNDEFINED if none was active. */
+static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status statuses[], int *failed)
+{
+    int active = 0, n = 0;
+    for (int i = 0; i < count; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        active = 1;
+        empi_request_t *req = empi_request_get(reqs[i]);
+        if (!req->complete && req->ops && req->ops->poll)
+            req->ops->poll(req);
+        if (!req->complete)
+            continue;
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+        if (retire(&reqs[i], st) != MPI_SUCCESS)
+            *failed = 1;
+        indices[n++] = i;
+    }
+    return active ? n : MPI_UNDEFINED;
+}
+
+static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[])
+{
+    EMPI_CHECK(empi_check_ptr(fn, NULL, outcount, "outcount"));
+    empi_lock();
+    int rc = check_array(fn, incount, reqs);
+    if (rc == MPI_SUCCESS && incount > 0 && !indices)
+        rc = empi_err_noobj(MPI_ERR_ARG, "%s: array_of_indices is NULL", fn);
+    if (rc == MPI_SUCCESS) {
+        int failed = 0, n = collect_some(incount, reqs, indices, statuses, &failed);
+        if (n == 0) {
+            int idle = 0;
+            do {
+                if (empi_progress_poll() == 0 && blocking)
+                    empi_progress_idle(&idle);
+                n = collect_some(incount, reqs, indices, statuses, &failed);
+            } while (n == 0 && blocking);
+        }
+        *outcount = n;
+        rc = raise_for(fn, NULL, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+    }
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Waitsome)
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[])
+{
+    return some("MPI_Waitsome", 1, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+EMPI_WEAK_ALIAS(Testsome)
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[])
+{
+    return some("MPI_Testsome", 0, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}

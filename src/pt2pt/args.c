@@ -1,0 +1,49 @@
+#include "pt2pt/args.h"
+
+#include "core/error.h"
+
+static int check_buffer(const char *fn, empi_comm_t *c, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                        empi_datatype_t **dt)
+{
+    const char *why = NULL;
+    int rc = empi_datatype_check(datatype, count, dt, &why);
+    if (rc != MPI_SUCCESS)
+        return empi_err_comm(c, rc, "%s: %s", fn, why ? why : "invalid datatype or count");
+    if (!buf && count > 0 && (*dt)->size > 0 && (*dt)->is_contig && (*dt)->true_lb == 0)
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: buf is NULL with count %lld", fn, (long long)count);
+    return MPI_SUCCESS;
+}
+
+int empi_check_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, empi_comm_t **c, empi_datatype_t **dt)
+{
+    EMPI_CHECK(empi_comm_check(comm, fn, c));
+    EMPI_CHECK(check_buffer(fn, *c, buf, count, datatype, dt));
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= (*c)->size))
+        return empi_err_comm(*c, MPI_ERR_RANK, "%s: dest %d is not a rank of the communicator (size %d)", fn, dest,
+                             (*c)->size);
+    if (tag < 0)
+        return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
+    return MPI_SUCCESS;
+}
+
+int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, empi_comm_t **c, empi_datatype_t **dt)
+{
+    EMPI_CHECK(empi_comm_check(comm, fn, c));
+    EMPI_CHECK(check_buffer(fn, *c, buf, count, datatype, dt));
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= (*c)->size))
+        return empi_err_comm(*c, MPI_ERR_RANK, "%s: source %d is not a rank of the communicator (size %d)", fn,
+                             source, (*c)->size);
+    if (tag < 0 && tag != MPI_ANY_TAG)
+        return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative and not MPI_ANY_TAG", fn, tag);
+    return MPI_SUCCESS;
+}
+
+int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *what)
+{
+    if (p)
+        return MPI_SUCCESS;
+    return c ? empi_err_comm(c, MPI_ERR_ARG, "%s: %s is NULL", fn, what)
+             : empi_err_noobj(MPI_ERR_ARG, "%s: %s is NULL", fn, what);
+}

@@ -1,0 +1,25 @@
+/* Argument checks shared by the point-to-point API calls; each raises with the call's name. */
+#ifndef EMPI_PT2PT_ARGS_H
+#define EMPI_PT2PT_ARGS_H
+
+#include "comm/comm.h"
+#include "datatype/datatype.h"
+#include "pt2pt/request.h"
+
+/* Validate (buf, count, datatype) and the communicator, then the peer and tag of a send. */
+int empi_check_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, empi_comm_t **c, empi_datatype_t **dt);
+/* Same for a receive: source may be MPI_ANY_SOURCE, tag MPI_ANY_TAG. */
+int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, empi_comm_t **c, empi_datatype_t **dt);
+/* A pointer argument that must not be NULL (request, status out-arguments...). */
+int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *what);
+
+/* Copy a request's status out unless the user passed MPI_STATUS_IGNORE. */
+static inline void empi_status_out(MPI_Status *dst, const MPI_Status *src)
+{
+    if (dst != MPI_STATUS_IGNORE)
+        *dst = *src;
+}
+
+#endif

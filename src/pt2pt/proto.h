@@ -1,0 +1,74 @@
+/*
+ * Wire format of the point-to-point protocols, the same on every transport.
+ *
+ *   eager      EAGER(+payload)                      message fits one packet
+ *   sync eager EAGER_SYNC(+payload) -> SYNC_ACK    Ssend: completes when the match is acknowledged
+ *   rendezvous RTS -> (receiver reads with get) -> FIN
+ *              RTS -> CTS -> DATA... (copy pipeline, when single-copy is impossible)
+ *
+ * Request ids are the sender's or receiver's request addresses, echoed back untouched.
+ * The eager header is 16 bytes so that an 8-byte message plus the transport's own header fits in
+ * one 64-byte cache line.
+ */
+#ifndef EMPI_PROTO_H
+#define EMPI_PROTO_H
+
+#include <stdint.h>
+
+enum {
+    EMPI_PKT_EAGER = 1,
+    EMPI_PKT_EAGER_SYNC,
+    EMPI_PKT_RTS,
+    EMPI_PKT_CTS,
+    EMPI_PKT_DATA,
+    EMPI_PKT_FIN,
+    EMPI_PKT_SYNC_ACK,
+};
+
+/* RTS flags */
+#define EMPI_RTS_GETTABLE 0x1   /* sender's data is contiguous at `addr`: the receiver may read it */
+#define EMPI_RTS_SYNC 0x2
+
+typedef struct empi_hdr_match {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t reserved;
+    uint32_t ctx;
+    int32_t src;   /* sender's rank in the communicator */
+    int32_t tag;
+} empi_hdr_match_t;
+
+typedef struct empi_hdr_eager_sync {
+    empi_hdr_match_t m;
+    uint64_t sreq;
+} empi_hdr_eager_sync_t;
+
+typedef struct empi_hdr_rts {
+    empi_hdr_match_t m;
+    uint64_t sreq;
+    uint64_t bytes;
+    uint64_t addr;
+} empi_hdr_rts_t;
+
+typedef struct empi_hdr_cts {
+    uint8_t type;
+    uint8_t reserved[7];
+    uint64_t sreq;
+    uint64_t rreq;
+} empi_hdr_cts_t;
+
+typedef struct empi_hdr_data {
+    uint8_t type;
+    uint8_t reserved[7];
+    uint64_t rreq;
+    uint64_t offset;
+} empi_hdr_data_t;
+
+/* FIN and SYNC_ACK */
+typedef struct empi_hdr_ack {
+    uint8_t type;
+    uint8_t reserved[7];
+    uint64_t sreq;
+} empi_hdr_ack_t;
+
+#endif

@@ -1,0 +1,146 @@
+/* Point-to-point setup and the internal send/receive entry points used by every layer. */
+#include <stdlib.h>
+
+#include "core/global.h"
+#include "core/progress.h"
+#include "pt2pt/pt2pt_internal.h"
+
+empi_pt2pt_t empi_p2p;
+empi_datatype_t *empi_byte_type;
+
+int empi_pt2pt_init(void)
+{
+    int n = empi_g.boot.size;
+    empi_p2p.peer_tp = calloc((size_t)n, sizeof *empi_p2p.peer_tp);
+    empi_p2p.outq = calloc((size_t)n, sizeof *empi_p2p.outq);
+    empi_p2p.busy_peers = calloc((size_t)n, sizeof *empi_p2p.busy_peers);
+    if (!empi_p2p.peer_tp || !empi_p2p.outq || !empi_p2p.busy_peers)
+        return MPI_ERR_NO_MEM;
+    size_t max_packet = 0;
+    for (int r = 0; r < n; r++) {
+        empi_p2p.peer_tp[r] = empi_transport_for(r);
+        if (!empi_p2p.peer_tp[r])
+            return MPI_ERR_INTERN;
+        if (empi_p2p.peer_tp[r]->max_packet > max_packet)
+            max_packet = empi_p2p.peer_tp[r]->max_packet;
+    }
+    empi_p2p.scratch_size = max_packet;
+    empi_p2p.scratch = malloc(max_packet);
+    if (!empi_p2p.scratch)
+        return MPI_ERR_NO_MEM;
+    empi_byte_type = empi_datatype_get(MPI_BYTE);
+    empi_progress_add_hook(empi_outq_progress);
+    return MPI_SUCCESS;
+}
+
+void empi_pt2pt_finalize(void)
+{
+    EMPI_PROGRESS_UNTIL(empi_p2p.inflight_sends == 0 && empi_p2p.nbusy == 0);
+    while (empi_p2p.unexpected.head) {
+        empi_unexpected_t *msg = empi_p2p.unexpected.head;
+        empi_unexpected_remove(&empi_p2p.unexpected, msg);
+        empi_unexpected_free(msg);
+    }
+    free(empi_p2p.peer_tp);
+    free(empi_p2p.outq);
+    free(empi_p2p.busy_peers);
+    free(empi_p2p.scratch);
+    empi_p2p = (empi_pt2pt_t){0};
+}
+
+static empi_request_t *new_p2p_request(empi_req_kind_t kind, void *buf, MPI_Count count, empi_datatype_t *dt,
+                                       int peer, int tag, empi_comm_t *comm, uint32_t ctx)
+{
+    empi_request_t *req = empi_request_new(kind, comm);
+    if (!req)
+        return NULL;
+    req->buf = buf;
+    req->count = count;
+    req->dt = dt;
+    empi_datatype_retain(dt);
+    req->peer = peer;
+    req->tag = tag;
+    req->ctx = ctx;
+    return req;
+}
+
+int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag, empi_comm_t *comm,
+               uint32_t ctx, empi_send_mode_t mode, empi_request_t **out)
+{
+    empi_request_t *req = new_p2p_request(EMPI_REQ_SEND, (void *)buf, count, dt, dest, tag, comm, ctx);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    req->mode = mode;
+    int rc = empi_send_start(req);
+    if (rc != MPI_SUCCESS) {
+        empi_request_release(req);
+        return rc;
+    }
+    *out = req;
+    return MPI_SUCCESS;
+}
+
+int empi_irecv(void *buf, MPI_Count count, empi_datatype_t *dt, int source, int tag, empi_comm_t *comm,
+               uint32_t ctx, empi_request_t **out)
+{
+    empi_request_t *req = new_p2p_request(EMPI_REQ_RECV, buf, count, dt, source, tag, comm, ctx);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    empi_recv_start(req);
+    *out = req;
+    return MPI_SUCCESS;
+}
+
+int empi_wait_release(empi_request_t *req, MPI_Status *status)
+{
+    empi_request_wait(req);
+    int rc = req->status.MPI_ERROR;
+    if (status)
+        *status = req->status;
+    empi_request_release(req);
+    return rc;
+}
+
+int empi_waitall_release(int n, empi_request_t **reqs)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int r = empi_wait_release(reqs[i], NULL);
+        if (r != MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
+}
+
+int empi_send(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag, empi_comm_t *comm,
+              uint32_t ctx)
+{
+    empi_request_t *req;
+    int rc = empi_isend(buf, count, dt, dest, tag, comm, ctx, EMPI_MODE_STANDARD, &req);
+    return rc != MPI_SUCCESS ? rc : empi_wait_release(req, NULL);
+}
+
+int empi_recv(void *buf, MPI_Count count, empi_datatype_t *dt, int source, int tag, empi_comm_t *comm,
+              uint32_t ctx, MPI_Status *status)
+{
+    empi_request_t *req;
+    int rc = empi_irecv(buf, count, dt, source, tag, comm, ctx, &req);
+    return rc != MPI_SUCCESS ? rc : empi_wait_release(req, status);
+}
+
+int empi_sendrecv(const void *sbuf, MPI_Count scount, empi_datatype_t *sdt, int dest, int stag, void *rbuf,
+                  MPI_Count rcount, empi_datatype_t *rdt, int source, int rtag, empi_comm_t *comm, uint32_t ctx,
+                  MPI_Status *status)
+{
+    empi_request_t *rreq, *sreq;
+    int rc = empi_irecv(rbuf, rcount, rdt, source, rtag, comm, ctx, &rreq);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = empi_isend(sbuf, scount, sdt, dest, stag, comm, ctx, EMPI_MODE_STANDARD, &sreq);
+    if (rc != MPI_SUCCESS) {
+        empi_wait_release(rreq, status);
+        return rc;
+    }
+    empi_wait_release(sreq, NULL);
+    return empi_wait_release(rreq, status);
+}

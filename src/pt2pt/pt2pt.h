@@ -1,0 +1,36 @@
+/*
+ * Point-to-point inside the library: the API layer and the collective, RMA and communicator code
+ * all send through these. They return an MPI error class (MPI_SUCCESS on success) and never raise;
+ * raising with a message is the API layer's job. `ctx` selects the context: comm->context_id for
+ * user traffic, EMPI_COLL_CONTEXT(comm) for the library's own.
+ */
+#ifndef EMPI_PT2PT_H
+#define EMPI_PT2PT_H
+
+#include "pt2pt/request.h"
+
+int empi_pt2pt_init(void);
+void empi_pt2pt_finalize(void);
+
+int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag,
+               empi_comm_t *comm, uint32_t ctx, empi_send_mode_t mode, empi_request_t **req);
+int empi_irecv(void *buf, MPI_Count count, empi_datatype_t *dt, int source, int tag,
+               empi_comm_t *comm, uint32_t ctx, empi_request_t **req);
+
+/* Blocking forms for library-internal use (collectives, communicator creation). */
+int empi_send(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag,
+              empi_comm_t *comm, uint32_t ctx);
+int empi_recv(void *buf, MPI_Count count, empi_datatype_t *dt, int source, int tag,
+              empi_comm_t *comm, uint32_t ctx, MPI_Status *status);
+int empi_sendrecv(const void *sbuf, MPI_Count scount, empi_datatype_t *sdt, int dest, int stag,
+                  void *rbuf, MPI_Count rcount, empi_datatype_t *rdt, int source, int rtag,
+                  empi_comm_t *comm, uint32_t ctx, MPI_Status *status);
+
+/* Wait for an internal request and release it; returns its status error (MPI_SUCCESS usually). */
+int empi_wait_release(empi_request_t *req, MPI_Status *status);
+int empi_waitall_release(int n, empi_request_t **reqs);
+
+/* The predefined byte datatype, for internal transfers of raw bytes. */
+extern empi_datatype_t *empi_byte_type;
+
+#endif

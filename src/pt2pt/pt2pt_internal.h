@@ -1,0 +1,72 @@
+/* State shared by the point-to-point protocol files (send, receive, outgoing queues). */
+#ifndef EMPI_PT2PT_INTERNAL_H
+#define EMPI_PT2PT_INTERNAL_H
+
+#include "pt2pt/match.h"
+#include "pt2pt/proto.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
+
+/* Send request protocol states (req->proto_state). */
+enum {
+    EMPI_SEND_EAGER_QUEUED = 1,  /* waiting in the peer's outgoing queue to go out eagerly */
+    EMPI_SEND_RTS_QUEUED,        /* waiting to send its RTS */
+    EMPI_SEND_WAIT_ACK,          /* RTS or sync eager sent: waiting for FIN/CTS/SYNC_ACK */
+    EMPI_SEND_DATA,              /* streaming DATA packets after a CTS */
+};
+
+/* Recv request protocol states. */
+enum { EMPI_RECV_POSTED = 1, EMPI_RECV_DATA };
+
+/* A control packet (CTS, FIN, SYNC_ACK) or a send request waiting for room towards one peer. */
+typedef struct empi_outq_item {
+    struct empi_outq_item *next;
+    empi_request_t *req;             /* NULL: control packet in `ctrl` */
+    uint32_t len;
+    union {
+        empi_hdr_cts_t cts;
+        empi_hdr_ack_t ack;
+    } ctrl;
+} empi_outq_item_t;
+
+typedef struct empi_outq {
+    empi_outq_item_t *head, *tail;
+    int listed;                      /* in the list of peers with pending items */
+} empi_outq_t;
+
+typedef struct empi_pt2pt {
+    empi_posted_queue_t posted;
+    empi_unexpected_queue_t unexpected;
+    empi_transport_t **peer_tp;      /* world rank -> transport reaching it */
+    empi_outq_t *outq;               /* world rank -> queue of what waits for room */
+    int *busy_peers;                 /* world ranks whose outq is not empty */
+    int nbusy;
+    int inflight_sends;              /* sends not complete yet (Finalize drains them) */
+    unsigned char *scratch;          /* packing space of one packet */
+    size_t scratch_size;
+} empi_pt2pt_t;
+
+extern empi_pt2pt_t empi_p2p;
+
+empi_transport_t *empi_transport_for(int world_rank);
+
+/* Start a prepared send/receive request (fresh or persistent). */
+int empi_send_start(empi_request_t *req);
+int empi_recv_start(empi_request_t *req);
+
+/* Queue a control packet to `peer` behind anything already waiting for it, or send it now. */
+void empi_send_ctrl(int peer, const void *pkt, size_t len);
+/* Queue a send request whose next packet could not go out. */
+void empi_outq_push_req(int peer, empi_request_t *req);
+/* Try to push one send request's next packet(s); EMPI_OK when it needs nothing more now. */
+int empi_send_push(empi_request_t *req);
+int empi_outq_progress(void);
+
+/* Receive side: hand a matched message to a receive request. */
+void empi_recv_matched_unexpected(empi_request_t *req, empi_unexpected_t *msg);
+void empi_send_complete(empi_request_t *req);
+
+/* Release an unexpected message record (and its payload). */
+void empi_unexpected_free(empi_unexpected_t *msg);
+
+#endif

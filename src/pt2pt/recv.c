@@ -1,0 +1,230 @@
+/* The receiving side: match arriving packets to posted receives, run rendezvous, and complete. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/global.h"
+#include "core/tunables.h"
+#include "pt2pt/pt2pt_internal.h"
+
+#define EMPI_GET_BOUNCE 262144 /* single-copy reads into a noncontiguous buffer go through this */
+
+static uint64_t capacity_of(const empi_request_t *req)
+{
+    return (uint64_t)(req->count * req->dt->size);
+}
+
+/* Record what arrived; a message longer than the buffer is cut and flagged MPI_ERR_TRUNCATE. */
+static uint64_t set_recv_status(empi_request_t *req, int src, int tag, uint64_t bytes)
+{
+    uint64_t cap = capacity_of(req);
+    req->status.MPI_SOURCE = src;
+    req->status.MPI_TAG = tag;
+    req->status.MPI_ERROR = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    empi_status_set_bytes(&req->status, (MPI_Count)(bytes > cap ? cap : bytes));
+    return bytes > cap ? cap : bytes;
+}
+
+static void unpack_into(empi_request_t *req, uint64_t offset, const void *data, uint64_t len)
+{
+    uint64_t cap = capacity_of(req);
+    if (offset >= cap)
+        return;
+    if (offset + len > cap)
+        len = cap - offset;
+    if (req->dt->is_contig)
+        memcpy((char *)req->buf + req->dt->true_lb + offset, data, len);
+    else
+        empi_dt_unpack(req->buf, req->count, req->dt, (MPI_Count)offset, data, (MPI_Count)len);
+}
+
+static void send_ack(int peer, uint8_t type, uint64_t sreq)
+{
+    empi_hdr_ack_t ack = {.type = type, .sreq = sreq};
+    empi_send_ctrl(peer, &ack, sizeof ack);
+}
+
+/* Read the sender's buffer directly; 0 on success, -1 if this pair cannot (fall back to CTS). */
+static int rndv_get(empi_request_t *req, int world_src, uint64_t addr, uint64_t len)
+{
+    empi_transport_t *tp = empi_p2p.peer_tp[world_src];
+    if (!tp->has_get)
+        return -1;
+    if (req->dt->is_contig)
+        return tp->get(world_src, (char *)req->buf + req->dt->true_lb, (const void *)(uintptr_t)addr, len) == EMPI_OK
+                   ? 0 : -1;
+    char *bounce = malloc(EMPI_GET_BOUNCE);
+    if (!bounce)
+        return -1;
+    for (uint64_t off = 0; off < len; off += EMPI_GET_BOUNCE) {
+        uint64_t n = len - off < EMPI_GET_BOUNCE ? len - off : EMPI_GET_BOUNCE;
+        if (tp->get(world_src, bounce, (const void *)(uintptr_t)(addr + off), n) != EMPI_OK) {
+            free(bounce);
+            return -1;
+        }
+        empi_dt_unpack(req->buf, req->count, req->dt, (MPI_Count)off, bounce, (MPI_Count)n);
+    }
+    free(bounce);
+    return 0;
+}
+
+static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_t bytes, uint64_t addr,
+                      int flags)
+{
+    uint64_t take = set_recv_status(req, req->status.MPI_SOURCE, req->status.MPI_TAG, bytes);
+    if ((flags & EMPI_RTS_GETTABLE) && rndv_get(req, world_src, addr, take) == 0) {
+        send_ack(world_src, EMPI_PKT_FIN, sreq);
+        empi_request_set_complete(req);
+        return;
+    }
+    req->bytes = bytes;
+    req->done_bytes = 0;
+    req->proto_state = EMPI_RECV_DATA;
+    empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS, .sreq = sreq, .rreq = (uint64_t)(uintptr_t)req};
+    empi_send_ctrl(world_src, &cts, sizeof cts);
+}
+
+static void recv_eager(empi_request_t *req, const void *data, uint64_t bytes)
+{
+    uint64_t take = set_recv_status(req, req->status.MPI_SOURCE, req->status.MPI_TAG, bytes);
+    unpack_into(req, 0, data, take);
+    empi_request_set_complete(req);
+}
+
+void empi_unexpected_free(empi_unexpected_t *msg)
+{
+    msg->magic = EMPI_MAGIC_FREED;
+    free(msg);
+}
+
+void empi_recv_matched_unexpected(empi_request_t *req, empi_unexpected_t *msg)
+{
+    req->status.MPI_SOURCE = msg->src;
+    req->status.MPI_TAG = msg->tag;
+    if (msg->type == EMPI_PKT_RTS) {
+        recv_rndv(req, msg->world_src, msg->sreq, msg->bytes, msg->addr, msg->rts_flags);
+    } else {
+        if (msg->type == EMPI_PKT_EAGER_SYNC)
+            send_ack(msg->world_src, EMPI_PKT_SYNC_ACK, msg->sreq);
+        recv_eager(req, msg->data, msg->bytes);
+    }
+    empi_unexpected_free(msg);
+}
+
+int empi_recv_start(empi_request_t *req)
+{
+    req->complete = 0;
+    empi_status_empty(&req->status);
+    if (req->peer == MPI_PROC_NULL) {
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        empi_request_set_complete(req);
+        return MPI_SUCCESS;
+    }
+    empi_unexpected_t *msg = empi_unexpected_find(&empi_p2p.unexpected, req->ctx, req->peer, req->tag);
+    if (msg) {
+        empi_unexpected_remove(&empi_p2p.unexpected, msg);
+        empi_recv_matched_unexpected(req, msg);
+        return MPI_SUCCESS;
+    }
+    req->proto_state = EMPI_RECV_POSTED;
+    empi_posted_append(&empi_p2p.posted, req);
+    return MPI_SUCCESS;
+}
+
+/* A message nobody waits for yet: keep its envelope, and its payload if it came eagerly. */
+static void store_unexpected(int world_src, const empi_hdr_match_t *m, const void *pkt, size_t len)
+{
+    size_t hdr_len = m->type == EMPI_PKT_EAGER ? sizeof(empi_hdr_match_t)
+                     : m->type == EMPI_PKT_EAGER_SYNC ? sizeof(empi_hdr_eager_sync_t) : len;
+    size_t payload = len - hdr_len;
+    empi_unexpected_t *msg = malloc(sizeof *msg + payload);
+    if (!msg)
+        abort();
+    memset(msg, 0, sizeof *msg);
+    msg->type = m->type;
+    msg->ctx = m->ctx;
+    msg->src = m->src;
+    msg->tag = m->tag;
+    msg->world_src = world_src;
+    msg->data = msg + 1;
+    if (m->type == EMPI_PKT_RTS) {
+        const empi_hdr_rts_t *rts = pkt;
+        msg->bytes = rts->bytes;
+        msg->sreq = rts->sreq;
+        msg->addr = rts->addr;
+        msg->rts_flags = m->flags;
+    } else {
+        msg->bytes = payload;
+        if (m->type == EMPI_PKT_EAGER_SYNC)
+            msg->sreq = ((const empi_hdr_eager_sync_t *)pkt)->sreq;
+        memcpy(msg->data, (const char *)pkt + hdr_len, payload);
+    }
+    empi_unexpected_append(&empi_p2p.unexpected, msg);
+}
+
+static void on_match_packet(int world_src, const void *pkt, size_t len)
+{
+    const empi_hdr_match_t *m = pkt;
+    empi_request_t *req = empi_posted_take(&empi_p2p.posted, m->ctx, m->src, m->tag);
+    if (!req) {
+        store_unexpected(world_src, m, pkt, len);
+        return;
+    }
+    req->status.MPI_SOURCE = m->src;
+    req->status.MPI_TAG = m->tag;
+    switch (m->type) {
+    case EMPI_PKT_EAGER:
+        recv_eager(req, m + 1, len - sizeof *m);
+        break;
+    case EMPI_PKT_EAGER_SYNC: {
+        const empi_hdr_eager_sync_t *s = pkt;
+        send_ack(world_src, EMPI_PKT_SYNC_ACK, s->sreq);
+        recv_eager(req, s + 1, len - sizeof *s);
+        break;
+    }
+    default: {
+        const empi_hdr_rts_t *rts = pkt;
+        recv_rndv(req, world_src, rts->sreq, rts->bytes, rts->addr, m->flags);
+    }
+    }
+}
+
+static void on_data(const empi_hdr_data_t *hdr, size_t len)
+{
+    empi_request_t *req = (empi_request_t *)(uintptr_t)hdr->rreq;
+    size_t n = len - sizeof *hdr;
+    unpack_into(req, hdr->offset, hdr + 1, n);
+    req->done_bytes += n;
+    if (req->done_bytes >= req->bytes)
+        empi_request_set_complete(req);
+}
+
+void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
+{
+    const uint8_t type = *(const uint8_t *)pkt;
+    switch (type) {
+    case EMPI_PKT_EAGER:
+    case EMPI_PKT_EAGER_SYNC:
+    case EMPI_PKT_RTS:
+        on_match_packet(src, pkt, len);
+        break;
+    case EMPI_PKT_DATA:
+        on_data(pkt, len);
+        break;
+    case EMPI_PKT_CTS: {
+        const empi_hdr_cts_t *cts = pkt;
+        empi_request_t *req = (empi_request_t *)(uintptr_t)cts->sreq;
+        req->remote_id = cts->rreq;
+        req->proto_state = EMPI_SEND_DATA;
+        if (empi_p2p.outq[req->world_peer].head || empi_send_push(req) == EMPI_AGAIN)
+            empi_outq_push_req(req->world_peer, req);
+        break;
+    }
+    case EMPI_PKT_FIN:
+    case EMPI_PKT_SYNC_ACK:
+        empi_send_complete((empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq);
+        break;
+    default:
+        empi_fatal(MPI_ERR_INTERN, "corrupt packet: unknown type");
+    }
+}

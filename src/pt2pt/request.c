@@ -1,0 +1,69 @@
+#include "pt2pt/request.h"
+
+#include "core/global.h"
+#include "core/progress.h"
+
+static empi_pool_t request_pool = EMPI_POOL_INITIALIZER(empi_request_t, "request");
+
+empi_request_t *empi_request_get(MPI_Request h)
+{
+    if (empi_handle_is_predefined(h))
+        return NULL;
+    empi_request_t *req = (empi_request_t *)h;
+    return req->obj.magic == EMPI_MAGIC_REQUEST ? req : NULL;
+}
+
+empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm)
+{
+    empi_request_t *req = empi_pool_alloc(&request_pool);
+    if (!req)
+        return NULL;
+    req->obj.magic = EMPI_MAGIC_REQUEST;
+    req->obj.refcount = 1;
+    req->kind = (uint8_t)kind;
+    req->comm = comm;
+    empi_status_empty(&req->status);
+    return req;
+}
+
+void empi_request_set_complete(empi_request_t *req)
+{
+    req->complete = 1;
+    if (req->user_freed && !req->persistent)
+        empi_request_release(req);
+}
+
+void empi_request_release(empi_request_t *req)
+{
+    if (req->ops && req->ops->destroy)
+        req->ops->destroy(req);
+    if (req->dt)
+        empi_datatype_release(req->dt);
+    empi_pool_free(&request_pool, req);
+}
+
+int empi_request_test(empi_request_t *req)
+{
+    if (!req->complete) {
+        if (req->ops && req->ops->poll)
+            req->ops->poll(req);
+        if (!req->complete)
+            empi_progress_poll();
+    }
+    return req->complete;
+}
+
+void empi_request_wait(empi_request_t *req)
+{
+    int idle = 0;
+    while (!req->complete) {
+        int events = req->ops && req->ops->poll ? req->ops->poll(req) : 0;
+        if (req->complete)
+            break;
+        events += empi_progress_poll();
+        if (events == 0)
+            empi_progress_idle(&idle);
+        else
+            idle = 0;
+    }
+}

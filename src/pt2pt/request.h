@@ -1,0 +1,104 @@
+/*
+ * Requests: one object for every nonblocking operation (point-to-point, persistent, collective
+ * schedules, generalized). Completion is a flag set by the progress engine; waits poll it.
+ */
+#ifndef EMPI_REQUEST_H
+#define EMPI_REQUEST_H
+
+#include <stdint.h>
+
+#include "comm/comm.h"
+#include "core/object.h"
+#include "datatype/datatype.h"
+#include "mpi.h"
+
+typedef enum {
+    EMPI_REQ_SEND = 1,
+    EMPI_REQ_RECV,
+    EMPI_REQ_COLL,        /* collective schedule; `poll` advances it */
+    EMPI_REQ_GREQ,        /* generalized request */
+} empi_req_kind_t;
+
+typedef enum { EMPI_MODE_STANDARD, EMPI_MODE_SYNC, EMPI_MODE_READY, EMPI_MODE_BUFFERED } empi_send_mode_t;
+
+struct empi_request;
+typedef struct empi_request empi_request_t;
+
+/* Kind-specific behaviour for requests the pt2pt layer does not drive itself. */
+typedef struct empi_request_ops {
+    int (*poll)(empi_request_t *req);            /* advance; returns events; sets complete */
+    int (*start)(empi_request_t *req);           /* persistent collectives: (re)start */
+    int (*cancel)(empi_request_t *req);
+    void (*destroy)(empi_request_t *req);        /* release kind-specific state */
+} empi_request_ops_t;
+
+struct empi_request {
+    empi_object_t obj;
+    uint8_t kind;
+    uint8_t persistent;     /* Start-able; completion makes it inactive instead of freeing it */
+    uint8_t active;         /* persistent: started and not yet completed by a wait/test */
+    uint8_t user_freed;     /* MPI_Request_free while active: release on completion */
+    volatile int complete;
+    int mode;               /* empi_send_mode_t for sends */
+    MPI_Status status;
+
+    empi_comm_t *comm;
+    void *buf;
+    MPI_Count count;
+    empi_datatype_t *dt;
+    int peer;               /* rank in comm (MPI_ANY_SOURCE for receives) */
+    int tag;
+    uint32_t ctx;
+
+    /* protocol state, owned by pt2pt */
+    uint64_t bytes;         /* message bytes (send) / bytes expected (recv) */
+    uint64_t done_bytes;    /* rendezvous progress */
+    uint64_t remote_id;     /* peer's request id (rendezvous, sync ack) */
+    const void *remote_addr;
+    int world_peer;
+    int proto_state;
+    void *tmp;              /* packed copy of a noncontiguous or buffered send */
+    struct empi_unexpected *msg;  /* matched-probed message (MPI_Mprobe) */
+
+    const empi_request_ops_t *ops;
+    void *state;            /* kind-specific (collective schedule, generalized request) */
+
+    empi_request_t *next, *prev;  /* queue links (posted receives, pending sends, active list) */
+};
+
+empi_request_t *empi_request_get(MPI_Request h);  /* NULL if invalid; MPI_REQUEST_NULL is invalid */
+empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm);
+void empi_request_set_complete(empi_request_t *req);
+/* Drop the library's reference (after completion was reported to the user, or at Request_free). */
+void empi_request_release(empi_request_t *req);
+
+/* Poll a request that is not pt2pt-driven, progress once. Returns 1 if complete. */
+int empi_request_test(empi_request_t *req);
+/* Progress until complete. */
+void empi_request_wait(empi_request_t *req);
+
+/* Status fields kept in MPI_internal: byte count (two ints) and the cancelled flag. */
+static inline void empi_status_set_bytes(MPI_Status *st, MPI_Count bytes)
+{
+    st->MPI_internal[0] = (int)(uint32_t)((uint64_t)bytes & 0xffffffffu);
+    st->MPI_internal[1] = (int)(uint32_t)((uint64_t)bytes >> 32);
+}
+
+static inline MPI_Count empi_status_bytes(const MPI_Status *st)
+{
+    return (MPI_Count)(((uint64_t)(uint32_t)st->MPI_internal[1] << 32) | (uint32_t)st->MPI_internal[0]);
+}
+
+static inline void empi_status_set_cancelled(MPI_Status *st, int flag) { st->MPI_internal[2] = flag; }
+static inline int empi_status_cancelled(const MPI_Status *st) { return st->MPI_internal[2]; }
+
+static inline void empi_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    empi_status_set_bytes(st, 0);
+    empi_status_set_cancelled(st, 0);
+}
+
+#endif

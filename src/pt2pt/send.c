@@ -1,0 +1,138 @@
+/* The sending side of the protocols: choose eager or rendezvous, and push packets out. */
+#include <string.h>
+
+#include "core/tunables.h"
+#include "pt2pt/pt2pt_internal.h"
+
+void empi_send_complete(empi_request_t *req)
+{
+    empi_p2p.inflight_sends--;
+    empi_request_set_complete(req);
+}
+
+static int msg_is_contig(const empi_request_t *req)
+{
+    return req->dt->is_contig;
+}
+
+static const void *contig_base(const empi_request_t *req)
+{
+    return (const char *)req->buf + req->dt->true_lb;
+}
+
+/* One eager packet: header plus the whole message, packed if the type is not contiguous. */
+static int push_eager(empi_request_t *req, empi_transport_t *tp)
+{
+    union {
+        empi_hdr_match_t m;
+        empi_hdr_eager_sync_t s;
+    } hdr;
+    int sync = req->mode == EMPI_MODE_SYNC;
+    hdr.m.type = sync ? EMPI_PKT_EAGER_SYNC : EMPI_PKT_EAGER;
+    hdr.m.flags = 0;
+    hdr.m.reserved = 0;
+    hdr.m.ctx = req->ctx;
+    hdr.m.src = req->comm->rank;
+    hdr.m.tag = req->tag;
+    if (sync)
+        hdr.s.sreq = (uint64_t)(uintptr_t)req;
+    struct iovec iov[2] = {{&hdr, sync ? sizeof hdr.s : sizeof hdr.m}, {NULL, req->bytes}};
+    if (msg_is_contig(req)) {
+        iov[1].iov_base = (void *)contig_base(req);
+    } else {
+        empi_dt_pack(req->buf, req->count, req->dt, 0, empi_p2p.scratch, (MPI_Count)req->bytes);
+        iov[1].iov_base = empi_p2p.scratch;
+    }
+    int rc = tp->am_send(req->world_peer, iov, req->bytes ? 2 : 1);
+    if (rc != EMPI_OK)
+        return rc;
+    if (sync)
+        req->proto_state = EMPI_SEND_WAIT_ACK;
+    else
+        empi_send_complete(req);
+    return EMPI_OK;
+}
+
+static int push_rts(empi_request_t *req, empi_transport_t *tp)
+{
+    empi_hdr_rts_t rts;
+    memset(&rts, 0, sizeof rts);
+    rts.m.type = EMPI_PKT_RTS;
+    rts.m.ctx = req->ctx;
+    rts.m.src = req->comm->rank;
+    rts.m.tag = req->tag;
+    rts.sreq = (uint64_t)(uintptr_t)req;
+    rts.bytes = req->bytes;
+    if (msg_is_contig(req) && tp->has_get) {
+        rts.m.flags |= EMPI_RTS_GETTABLE;
+        rts.addr = (uint64_t)(uintptr_t)contig_base(req);
+    }
+    struct iovec iov = {&rts, sizeof rts};
+    int rc = tp->am_send(req->world_peer, &iov, 1);
+    if (rc == EMPI_OK)
+        req->proto_state = EMPI_SEND_WAIT_ACK;
+    return rc;
+}
+
+/* After a CTS: stream the message in DATA packets as fast as the transport takes them. */
+static int push_data(empi_request_t *req, empi_transport_t *tp)
+{
+    size_t chunk = tp->max_packet - sizeof(empi_hdr_data_t);
+    if (chunk > empi_tunables.rndv_chunk)
+        chunk = empi_tunables.rndv_chunk;
+    int contig = msg_is_contig(req);
+    while (req->done_bytes < req->bytes) {
+        size_t n = req->bytes - req->done_bytes < chunk ? req->bytes - req->done_bytes : chunk;
+        empi_hdr_data_t hdr = {.type = EMPI_PKT_DATA, .rreq = req->remote_id, .offset = req->done_bytes};
+        struct iovec iov[2] = {{&hdr, sizeof hdr}, {NULL, n}};
+        if (contig) {
+            iov[1].iov_base = (char *)contig_base(req) + req->done_bytes;
+        } else {
+            empi_dt_pack(req->buf, req->count, req->dt, (MPI_Count)req->done_bytes, empi_p2p.scratch, (MPI_Count)n);
+            iov[1].iov_base = empi_p2p.scratch;
+        }
+        int rc = tp->am_send(req->world_peer, iov, 2);
+        if (rc != EMPI_OK)
+            return rc;
+        req->done_bytes += n;
+    }
+    empi_send_complete(req);
+    return EMPI_OK;
+}
+
+int empi_send_push(empi_request_t *req)
+{
+    empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
+    switch (req->proto_state) {
+    case EMPI_SEND_EAGER_QUEUED: return push_eager(req, tp);
+    case EMPI_SEND_RTS_QUEUED: return push_rts(req, tp);
+    case EMPI_SEND_DATA: return push_data(req, tp);
+    default: return EMPI_OK;
+    }
+}
+
+int empi_send_start(empi_request_t *req)
+{
+    req->complete = 0;
+    req->done_bytes = 0;
+    empi_status_empty(&req->status);
+    if (req->peer == MPI_PROC_NULL) {
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        empi_request_set_complete(req);
+        return MPI_SUCCESS;
+    }
+    req->world_peer = req->comm->world_ranks[req->peer];
+    req->bytes = (uint64_t)(req->count * req->dt->size);
+    empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
+    if (!tp)
+        return MPI_ERR_RANK;
+    size_t hdr = req->mode == EMPI_MODE_SYNC ? sizeof(empi_hdr_eager_sync_t) : sizeof(empi_hdr_match_t);
+    int eager = req->bytes <= empi_tunables.eager_limit && req->bytes + hdr <= tp->max_packet;
+    req->proto_state = eager ? EMPI_SEND_EAGER_QUEUED : EMPI_SEND_RTS_QUEUED;
+    empi_p2p.inflight_sends++;
+    /* Behind queued packets to the same peer we must wait our turn: FIFO per pair is what keeps
+       messages from overtaking each other. */
+    if (empi_p2p.outq[req->world_peer].head || empi_send_push(req) == EMPI_AGAIN)
+        empi_outq_push_req(req->world_peer, req);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,27 @@
+/* The two bootstrap back ends behind the public empi_boot_* calls. bootstrap.c
+ * picks one at init; empi_boot_get is shared (both fill the bootstrap_kvs cache). */
+#ifndef EMPI_RUNTIME_BOOTSTRAP_IMPL_H
+#define EMPI_RUNTIME_BOOTSTRAP_IMPL_H
+
+#include "runtime/bootstrap.h"
+
+typedef struct empi_boot_ops {
+    int (*init)(empi_boot_info_t *info);
+    int (*put)(const char *key, const void *val, size_t len);
+    int (*fence)(void);
+    void (*abort)(int errorcode, const char *msg);
+    int (*finalize)(void);
+    int (*node_of)(int rank);
+} empi_boot_ops_t;
+
+extern const empi_boot_ops_t empi_boot_launcher_ops;
+extern const empi_boot_ops_t empi_boot_singleton_ops;
+
+/* Exit status for an abort: the code's low byte, but never 0 (an abort is a failure). */
+static inline int empi_boot_abort_status(int errorcode)
+{
+    int status = errorcode & 0xff;
+    return status ? status : 1;
+}
+
+#endif

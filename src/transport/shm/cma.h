@@ -1,0 +1,23 @@
+/*
+ * Single-copy reads from a peer's address space with Linux Cross Memory Attach (process_vm_readv).
+ * Whether the kernel lets us is found out, not assumed: the first refusal for a peer (ptrace policy,
+ * kernel without CMA) switches CMA off for that peer and the caller falls back to ring copies.
+ */
+#ifndef EMPI_SHM_CMA_H
+#define EMPI_SHM_CMA_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct empi_cma_peer {
+    pid_t pid;
+    int usable;   /* cleared by the first permission failure */
+} empi_cma_peer_t;
+
+/* Mode from the shm_cma tunable: 0 off, 1 auto (silent fallback), 2 on (warn when refused). */
+int empi_cma_mode(const char *setting);
+
+/* Read `len` bytes at `remote` in the peer into `local`. Returns 0 or -1. */
+int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * A single-producer single-consumer packet ring in shared memory, built so that a small packet costs
+ * one cache-line transfer and neither side ever does an atomic read-modify-write.
+ *
+ * The ring is an array of 64-byte cells. A packet takes ceil((8 + len) / 64) consecutive cells; its
+ * first 8 bytes are a header word = (stamp << 24) | len, stamp = (absolute cell position + 1) mod 2^40.
+ * The producer writes the payload, then publishes the header word with a release store. The consumer
+ * knows the absolute position it expects next, so one acquire load of that cell (which it has to read
+ * anyway) tells whether a fresh packet is there: a stale header carries an older stamp, so cells never
+ * need zeroing. A packet never wraps: when it does not fit before the end, a wrap marker (len field
+ * EMPI_RING_WRAP) fills the tail and the packet starts at cell 0.
+ *
+ * Stale payload could impersonate a header: a cell that held the middle of a large packet one lap ago
+ * starts with user bytes. The producer remembers (in a private bitmap) which cells start with payload
+ * and, before publishing a packet, clears the first word of the cell where the next header will go if
+ * that cell is such a one. That costs nothing for streams of small packets, and the producer always
+ * keeps one free cell so the cell it clears is never one the consumer has yet to read.
+ *
+ * The consumer returns space lazily: it publishes its position (release) in its own cache line every
+ * quarter ring; the producer keeps a cached copy and re-reads it (acquire) only when the ring looks full.
+ * max_packet (a quarter ring) keeps that laziness deadlock free: once the consumer has drained
+ * everything, less than a quarter is unpublished, and a packet plus its wrap waste needs at most half.
+ */
+#ifndef EMPI_SHM_RING_H
+#define EMPI_SHM_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#define EMPI_RING_CELL 64u
+#define EMPI_RING_CELL_SHIFT 6
+#define EMPI_RING_HDR 8u                      /* header word at the start of a packet */
+#define EMPI_RING_LEN_BITS 24
+#define EMPI_RING_LEN_MASK ((1u << EMPI_RING_LEN_BITS) - 1)
+#define EMPI_RING_WRAP EMPI_RING_LEN_MASK      /* len field of a wrap marker */
+#define EMPI_RING_STAMP_MASK ((UINT64_C(1) << (64 - EMPI_RING_LEN_BITS)) - 1)
+#define EMPI_RING_MIN_BYTES (8u * 1024)
+#define EMPI_RING_MAX_BYTES (64u * 1024 * 1024) /* keeps max_packet below the 24-bit len field */
+#define EMPI_RING_CTRL_BYTES 128u              /* consumer's published head, alone on its lines */
+
+/* Shared part: control block followed by the cells. Lives in the segment, zero-filled at creation. */
+typedef struct empi_ring_ctrl {
+    _Alignas(64) _Atomic uint64_t head;        /* consumer's published absolute cell position */
+    char pad_[EMPI_RING_CTRL_BYTES - sizeof(uint64_t)];
+} empi_ring_ctrl_t;
+
+/* Producer's private view. */
+typedef struct empi_ring_tx {
+    unsigned char *cells;
+    uint64_t mask;             /* ncells - 1 */
+    uint64_t tail;             /* absolute position of the next free cell */
+    uint64_t head_cache;       /* last head read from ctrl */
+    _Atomic uint64_t *head;
+    uint64_t *payload_first;   /* bit per cell: its first word holds payload, not a header */
+} empi_ring_tx_t;
+
+/* Consumer's private view. */
+typedef struct empi_ring_rx {
+    unsigned char *cells;
+    uint64_t mask;
+    uint64_t head;             /* absolute position of the next packet */
+    uint64_t published;        /* head as last published to the producer */
+    uint64_t publish_every;    /* cells between publications: a quarter ring */
+    _Atomic uint64_t *head_pub;
+} empi_ring_rx_t;
+
+/* Bytes of shared memory for a ring of `ring_bytes` cell bytes (a power of two). */
+static inline size_t empi_ring_shared_bytes(size_t ring_bytes)
+{
+    return EMPI_RING_CTRL_BYTES + ring_bytes;
+}
+
+/* Largest packet (bytes after the ring header) that a ring of `ring_bytes` accepts. */
+static inline size_t empi_ring_max_packet(size_t ring_bytes)
+{
+    return ring_bytes / 4 - EMPI_RING_HDR;
+}
+
+/* Round a requested ring size to a power of two within [EMPI_RING_MIN_BYTES, EMPI_RING_MAX_BYTES]. */
+size_t empi_ring_round_size(size_t bytes);
+
+/* Bind views to a zero-filled shared ring at `shared`. tx_init allocates; tx_fini frees. */
+int empi_ring_tx_init(empi_ring_tx_t *tx, void *shared, size_t ring_bytes);
+void empi_ring_tx_fini(empi_ring_tx_t *tx);
+void empi_ring_rx_init(empi_ring_rx_t *rx, void *shared, size_t ring_bytes);
+
+/* Header word for a packet (or marker) at absolute position `pos`. Exposed for tests. */
+static inline uint64_t empi_ring_header(uint64_t pos, uint32_t len)
+{
+    return (((pos + 1) & EMPI_RING_STAMP_MASK) << EMPI_RING_LEN_BITS) | len;
+}
+
+static inline _Atomic uint64_t *empi_ring_word(unsigned char *cells, uint64_t index)
+{
+    return (_Atomic uint64_t *)(void *)(cells + (index << EMPI_RING_CELL_SHIFT));
+}
+
+static inline void empi_ring_mark(uint64_t *bits, uint64_t index, int payload)
+{
+    uint64_t bit = UINT64_C(1) << (index & 63);
+    if (payload)
+        bits[index >> 6] |= bit;
+    else
+        bits[index >> 6] &= ~bit;
+}
+
+static inline int empi_ring_marked(const uint64_t *bits, uint64_t index)
+{
+    return (int)((bits[index >> 6] >> (index & 63)) & 1);
+}
+
+/*
+ * Copy iov[0..iovcnt-1] (`len` bytes in total, len <= max_packet) into the ring as one packet.
+ * Returns 0, or 1 (EMPI_AGAIN) when the ring has no room.
+ */
+static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
+{
+    uint64_t ncells = tx->mask + 1;
+    uint64_t cells = (len + EMPI_RING_HDR + EMPI_RING_CELL - 1) >> EMPI_RING_CELL_SHIFT;
+    uint64_t index = tx->tail & tx->mask;
+    uint64_t skip = ncells - index >= cells ? 0 : ncells - index;
+    uint64_t need = skip + cells + 1;          /* +1: the next header's cell must be ours to clear */
+
+    if (__builtin_expect(tx->tail + need - tx->head_cache > ncells, 0)) {
+        tx->head_cache = atomic_load_explicit(tx->head, memory_order_acquire);
+        if (tx->tail + need - tx->head_cache > ncells)
+            return 1;
+    }
+
+    uint64_t pos = tx->tail + skip;
+    uint64_t at = pos & tx->mask;
+    unsigned char *dst = tx->cells + (at << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+
+    uint64_t *bits = tx->payload_first;
+    empi_ring_mark(bits, at, 0);
+    for (uint64_t c = 1; c < cells; c++)
+        empi_ring_mark(bits, at + c, 1);
+    uint64_t next = (at + cells) & tx->mask;
+    if (__builtin_expect(empi_ring_marked(bits, next), 0)) {
+        atomic_store_explicit(empi_ring_word(tx->cells, next), 0, memory_order_relaxed);
+        empi_ring_mark(bits, next, 0);
+    }
+
+    atomic_store_explicit(empi_ring_word(tx->cells, at), empi_ring_header(pos, (uint32_t)len),
+                          memory_order_release);
+    if (skip) {
+        /* Published after the packet so the consumer, once past the marker, finds the packet ready. */
+        empi_ring_mark(bits, index, 0);
+        atomic_store_explicit(empi_ring_word(tx->cells, index), empi_ring_header(tx->tail, EMPI_RING_WRAP),
+                              memory_order_release);
+    }
+    tx->tail = pos + cells;
+    return 0;
+}
+
+/*
+ * Look at the next packet: returns its length and sets *pkt to the payload (in the ring), or returns
+ * -1 when the ring is empty. The packet stays in place until empi_ring_release.
+ */
+static inline long empi_ring_peek(empi_ring_rx_t *rx, const void **pkt)
+{
+    for (;;) {
+        uint64_t index = rx->head & rx->mask;
+        unsigned char *cell = rx->cells + (index << EMPI_RING_CELL_SHIFT);
+        uint64_t word = atomic_load_explicit((_Atomic uint64_t *)(void *)cell, memory_order_acquire);
+        if (word >> EMPI_RING_LEN_BITS != ((rx->head + 1) & EMPI_RING_STAMP_MASK))
+            return -1;
+        uint32_t len = (uint32_t)(word & EMPI_RING_LEN_MASK);
+        if (__builtin_expect(len == EMPI_RING_WRAP, 0)) {
+            rx->head += rx->mask + 1 - index;
+            continue;
+        }
+        *pkt = cell + EMPI_RING_HDR;
+        return (long)len;
+    }
+}
+
+/* Give back the packet of length `len` returned by the last peek. */
+static inline void empi_ring_release(empi_ring_rx_t *rx, size_t len)
+{
+    rx->head += (len + EMPI_RING_HDR + EMPI_RING_CELL - 1) >> EMPI_RING_CELL_SHIFT;
+    if (__builtin_expect(rx->head - rx->published >= rx->publish_every, 0)) {
+        atomic_store_explicit(rx->head_pub, rx->head, memory_order_release);
+        rx->published = rx->head;
+    }
+}
+
+#endif

@@ -1,0 +1,159 @@
+/* Creation, mapping and early unlinking of the node's shared segment. */
+#include "transport/shm/segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "transport/shm/ring.h"
+
+#define EMPI_SHM_MAGIC UINT64_C(0x454d50492d53484d) /* "EMPI-SHM" */
+#define EMPI_SHM_PAGE 4096u
+
+size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size)
+{
+    size_t want = ring_size;
+    if (local_size > 1 && budget / (size_t)(local_size - 1) < want)
+        want = budget / (size_t)(local_size - 1);
+    /* Round down so the budget holds; the floor wins over the budget for very wide nodes. */
+    size_t bytes = EMPI_RING_MIN_BYTES;
+    while (bytes * 2 <= want && bytes * 2 <= EMPI_RING_MAX_BYTES)
+        bytes *= 2;
+    return bytes;
+}
+
+static size_t header_bytes(int local_size)
+{
+    size_t raw = sizeof(empi_shm_header_t) + (size_t)local_size * sizeof(empi_shm_slot_t);
+    return (raw + EMPI_SHM_PAGE - 1) / EMPI_SHM_PAGE * EMPI_SHM_PAGE;
+}
+
+static size_t segment_bytes(int local_size, size_t ring_bytes)
+{
+    size_t rings = (size_t)local_size * (size_t)(local_size - 1);
+    return header_bytes(local_size) + rings * empi_ring_shared_bytes(ring_bytes);
+}
+
+void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src)
+{
+    size_t index = (size_t)dst * (size_t)(seg->local_size - 1) + (size_t)(src < dst ? src : src - 1);
+    return (char *)seg->hdr + header_bytes(seg->local_size) + index * empi_ring_shared_bytes(seg->ring_bytes);
+}
+
+static int map_fd(empi_shm_segment_t *seg, int fd)
+{
+    void *p = mmap(NULL, seg->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    seg->hdr = p;
+    return 0;
+}
+
+/* Local rank 0: a fresh, zero-filled segment with the geometry written in. */
+static int create_segment(empi_shm_segment_t *seg)
+{
+    int fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Left over by a crashed earlier incarnation of this job id: ours to replace. */
+        shm_unlink(seg->name);
+        fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0)
+        return -1;
+    int rc = ftruncate(fd, (off_t)seg->bytes) == 0 ? map_fd(seg, fd) : -1;
+    close(fd);
+    if (rc != 0)
+        return -1;
+    seg->hdr->ring_bytes = seg->ring_bytes;
+    seg->hdr->local_size = seg->local_size;
+    seg->hdr->magic = EMPI_SHM_MAGIC;
+    return 0;
+}
+
+static int open_segment(empi_shm_segment_t *seg)
+{
+    int fd = shm_open(seg->name, O_RDWR, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && (size_t)st.st_size == seg->bytes ? map_fd(seg, fd) : -1;
+    close(fd);
+    if (rc != 0)
+        return -1;
+    if (seg->hdr->magic != EMPI_SHM_MAGIC || seg->hdr->ring_bytes != seg->ring_bytes ||
+        seg->hdr->local_size != seg->local_size) {
+        errno = EINVAL;  /* ranks disagree on geometry: different EMPI_SHM_* settings */
+        return -1;
+    }
+    return 0;
+}
+
+/* Write every page of our incoming rings now: they land in our memory and never fault later. */
+static void touch_incoming(empi_shm_segment_t *seg, int me)
+{
+    char *first = empi_shm_segment_ring(seg, me, me == 0 ? 1 : 0);
+    size_t bytes = (size_t)(seg->local_size - 1) * empi_ring_shared_bytes(seg->ring_bytes);
+    for (size_t off = 0; off < bytes; off += EMPI_SHM_PAGE)
+        *(volatile char *)(first + off) = 0;
+}
+
+int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes)
+{
+    memset(seg, 0, sizeof *seg);
+    seg->local_size = boot->local_size;
+    seg->ring_bytes = ring_bytes;
+    seg->creator = boot->local_rank == 0;
+    seg->bytes = segment_bytes(boot->local_size, ring_bytes);
+    snprintf(seg->name, sizeof seg->name, "/empi-%s-shm", boot->jobid);
+
+    int rc = 0, fence_rc = 0;
+    const char *failed = NULL;
+    if (seg->creator && (rc = create_segment(seg)) != 0)
+        failed = "create";
+    fence_rc |= empi_boot_fence();
+    if (!seg->creator && (rc = open_segment(seg)) != 0)
+        failed = "open";
+    if (rc == 0) {
+        seg->hdr->slots[boot->local_rank].world_rank = boot->rank;
+        seg->hdr->slots[boot->local_rank].pid = (int32_t)getpid();
+        touch_incoming(seg, boot->local_rank);
+    }
+    int saved_errno = errno;
+    fence_rc |= empi_boot_fence();
+    if (seg->creator) {
+        shm_unlink(seg->name);
+        seg->unlinked = 1;
+    }
+    if (failed) {
+        fprintf(stderr, "EtherMPI: rank %d: cannot %s shared segment %s (%zu bytes): %s\n", boot->rank,
+                failed, seg->name, seg->bytes, strerror(saved_errno));
+        empi_shm_segment_detach(seg);
+        return -1;
+    }
+    if (fence_rc != 0) {
+        empi_shm_segment_detach(seg);
+        return -1;
+    }
+    /* A rank that failed to map leaves its slot zero: world rank 0 with pid 0 flags it. */
+    for (int i = 0; i < seg->local_size; i++)
+        if (seg->hdr->slots[i].pid == 0) {
+            empi_shm_segment_detach(seg);
+            return -1;
+        }
+    return 0;
+}
+
+void empi_shm_segment_detach(empi_shm_segment_t *seg)
+{
+    if (seg->hdr)
+        munmap(seg->hdr, seg->bytes);
+    seg->hdr = NULL;
+    if (seg->creator && !seg->unlinked) {
+        shm_unlink(seg->name);
+        seg->unlinked = 1;
+    }
+}

@@ -1,0 +1,55 @@
+/*
+ * The node's shared segment: one per job and node, created by local rank 0, mapped by every local
+ * rank, unlinked as soon as all have mapped it. Layout:
+ *   page-rounded header: geometry + one slot per local rank (world rank, pid)
+ *   rings: for each receiver, its local_size - 1 incoming rings, contiguous so the receiver's
+ *          first touch places them in its memory.
+ */
+#ifndef EMPI_SHM_SEGMENT_H
+#define EMPI_SHM_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "runtime/bootstrap.h"
+
+typedef struct empi_shm_slot {
+    int32_t world_rank;
+    int32_t pid;
+} empi_shm_slot_t;
+
+typedef struct empi_shm_header {
+    uint64_t magic;
+    uint64_t ring_bytes;
+    int32_t local_size;
+    int32_t pad_;
+    empi_shm_slot_t slots[];
+} empi_shm_header_t;
+
+typedef struct empi_shm_segment {
+    empi_shm_header_t *hdr;
+    size_t bytes;
+    size_t ring_bytes;
+    int local_size;
+    int creator;       /* local rank 0: unlinks the name */
+    int unlinked;
+    char name[64];
+} empi_shm_segment_t;
+
+/* Per-pair ring bytes for this node: min(size, budget / (local_size - 1)), a power of two >= 8 KiB. */
+size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size);
+
+/*
+ * Create (local rank 0) or open and map the segment. Collective: calls empi_boot_fence twice on every
+ * rank, whatever happens, so a failure on one rank never leaves the others hanging in a fence.
+ * On success every local rank's slot is filled in. Returns 0, or -1 with a message on stderr.
+ */
+int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes);
+
+/* Shared memory of the ring carrying packets from local rank `src` to local rank `dst`. */
+void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src);
+
+void empi_shm_segment_detach(empi_shm_segment_t *seg);
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * The shared-memory transport: packets to ranks on this node go through the per-pair rings of the
+ * node segment; large messages are read single-copy with CMA. All state is per process and touched
+ * by one thread at a time (the library's big lock serializes MPI_THREAD_MULTIPLE).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/global.h"
+#include "core/tunables.h"
+#include "transport/shm/cma.h"
+#include "transport/shm/ring.h"
+#include "transport/shm/segment.h"
+#include "transport/transport.h"
+
+/* Packets taken from one ring per progress pass before moving on, so a chatty peer cannot starve others. */
+#define SHM_POLL_BURST 32
+
+/* One incoming ring with its sender, a cache line each so polling walks a dense array. */
+typedef struct shm_inbox {
+    _Alignas(EMPI_CACHELINE) empi_ring_rx_t rx;
+    int src;   /* world rank of the sender */
+} shm_inbox_t;
+
+typedef struct shm_outbox {
+    _Alignas(EMPI_CACHELINE) empi_ring_tx_t tx;
+} shm_outbox_t;
+
+static struct {
+    empi_deliver_fn deliver;
+    int npeers;              /* local_size - 1; 0 when alone on the node or not initialized */
+    int last_active;         /* inbox polled first: the peer that sent most recently */
+    int in_progress;         /* deliver may call back into MPI; never re-enter the rings */
+    int cma_mode;
+    int my_world_rank;
+    int world_size;
+    int *local_of_world;     /* local rank of each world rank on this node, else -1 */
+    shm_inbox_t *inbox;      /* npeers entries */
+    shm_outbox_t *outbox;    /* local_size entries, ours unused */
+    empi_cma_peer_t *cma;    /* local_size entries */
+    empi_shm_segment_t seg;
+} shm;
+
+static int shm_finalize(void);
+
+static void *alloc_lines(size_t n, size_t size)
+{
+    size_t bytes = (n * size + EMPI_CACHELINE - 1) / EMPI_CACHELINE * EMPI_CACHELINE;
+    void *p = aligned_alloc(EMPI_CACHELINE, bytes ? bytes : EMPI_CACHELINE);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
+{
+    memset(&shm, 0, sizeof shm);
+    shm.deliver = deliver;
+    shm.my_world_rank = boot->rank;
+    shm.world_size = boot->size;
+    shm.cma_mode = empi_cma_mode(empi_tunables.shm_cma);
+    int local_size = boot->local_size;
+    size_t ring_bytes = empi_shm_ring_bytes(empi_tunables.shm_ring_size, empi_tunables.shm_ring_budget,
+                                            local_size);
+    empi_transport_shm.max_packet = empi_ring_max_packet(ring_bytes);
+    empi_transport_shm.has_get = 0;
+
+    /* Alone on the node: no segment, but the fences are collective over the world. */
+    if (local_size < 2) {
+        empi_boot_fence();
+        empi_boot_fence();
+        return EMPI_OK;
+    }
+    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes) != 0)
+        return EMPI_ERROR;
+
+    shm.local_of_world = malloc((size_t)boot->size * sizeof(int));
+    shm.inbox = alloc_lines((size_t)local_size - 1, sizeof(shm_inbox_t));
+    shm.outbox = alloc_lines((size_t)local_size, sizeof(shm_outbox_t));
+    shm.cma = calloc((size_t)local_size, sizeof(empi_cma_peer_t));
+    if (!shm.local_of_world || !shm.inbox || !shm.outbox || !shm.cma)
+        goto fail;
+    for (int r = 0; r < boot->size; r++)
+        shm.local_of_world[r] = -1;
+
+    int me = boot->local_rank;
+    for (int l = 0, n = 0; l < local_size; l++) {
+        const empi_shm_slot_t *slot = &shm.seg.hdr->slots[l];
+        shm.local_of_world[slot->world_rank] = l;
+        shm.cma[l].pid = slot->pid;
+        shm.cma[l].usable = shm.cma_mode != 0;
+        if (l == me)
+            continue;
+        if (empi_ring_tx_init(&shm.outbox[l].tx, empi_shm_segment_ring(&shm.seg, l, me), ring_bytes) != 0)
+            goto fail;
+        empi_ring_rx_init(&shm.inbox[n].rx, empi_shm_segment_ring(&shm.seg, me, l), ring_bytes);
+        shm.inbox[n].src = slot->world_rank;
+        n++;
+    }
+    shm.npeers = local_size - 1;
+    empi_transport_shm.has_get = shm.cma_mode != 0;
+    return EMPI_OK;
+
+fail:
+    shm.npeers = local_size - 1;
+    shm_finalize();
+    return EMPI_ERROR;
+}
+
+static int shm_finalize(void)
+{
+    if (shm.outbox)
+        for (int l = 0; l < shm.seg.local_size; l++)
+            empi_ring_tx_fini(&shm.outbox[l].tx);
+    empi_shm_segment_detach(&shm.seg);
+    free(shm.local_of_world);
+    free(shm.inbox);
+    free(shm.outbox);
+    free(shm.cma);
+    memset(&shm, 0, sizeof shm);
+    empi_transport_shm.has_get = 0;
+    return EMPI_OK;
+}
+
+static int shm_reaches(int peer)
+{
+    return shm.npeers > 0 && peer >= 0 && peer < shm.world_size && peer != shm.my_world_rank &&
+           shm.local_of_world[peer] >= 0;
+}
+
+static int shm_progress(void)
+{
+    if (shm.npeers == 0 || shm.in_progress)
+        return 0;
+    shm.in_progress = 1;
+    int delivered = 0;
+    int n = shm.npeers, p = shm.last_active;
+    for (int k = 0; k < n; k++, p = p + 1 == n ? 0 : p + 1) {
+        shm_inbox_t *box = &shm.inbox[p];
+        const void *pkt;
+        long len;
+        int burst = 0;
+        while (burst < SHM_POLL_BURST && (len = empi_ring_peek(&box->rx, &pkt)) >= 0) {
+            shm.deliver(box->src, pkt, (size_t)len);
+            empi_ring_release(&box->rx, (size_t)len);
+            burst++;
+        }
+        if (burst) {
+            shm.last_active = p;
+            delivered += burst;
+        }
+    }
+    shm.in_progress = 0;
+    return delivered;
+}
+
+static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
+{
+    size_t len = 0;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (EMPI_UNLIKELY(len > empi_transport_shm.max_packet || !shm_reaches(peer)))
+        return EMPI_ERROR;
+    empi_ring_tx_t *tx = &shm.outbox[shm.local_of_world[peer]].tx;
+    return empi_ring_send(tx, iov, iovcnt, len) == 0 ? EMPI_OK : EMPI_AGAIN;
+}
+
+static int shm_get(int peer, void *local, const void *remote, size_t len)
+{
+    if (!shm_reaches(peer))
+        return EMPI_ERROR;
+    empi_cma_peer_t *cma = &shm.cma[shm.local_of_world[peer]];
+    return empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
+}
+
+empi_transport_t empi_transport_shm = {
+    .name = "shm",
+    .max_packet = 0,
+    .has_get = 0,
+    .init = shm_init,
+    .finalize = shm_finalize,
+    .reaches = shm_reaches,
+    .progress = shm_progress,
+    .am_send = shm_am_send,
+    .get = shm_get,
+};

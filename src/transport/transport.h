@@ -1,0 +1,71 @@
+/*
+ * The transport interface: what the pt2pt and RMA layers need from a way of moving bytes between
+ * two processes. shm/, self/, and later tcp/, udp/ and ofi/ implement it; layers above include only
+ * this header, never a transport's private one.
+ *
+ * The model is active messages: a transport moves packets (a small protocol header plus a payload)
+ * in FIFO order per pair of processes and hands each arriving packet to the deliver callback given
+ * at init. Protocols (eager, rendezvous, synchronous acks) live above, in pt2pt, so every transport
+ * gets them for free. A transport that can read a peer's memory directly (CMA, RDMA read) offers
+ * `get`, which the rendezvous protocol uses for single-copy transfers.
+ */
+#ifndef EMPI_TRANSPORT_H
+#define EMPI_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "runtime/bootstrap.h"
+
+/* Status codes of the data path. EMPI_AGAIN means "no room right now, retry after progress". */
+enum { EMPI_OK = 0, EMPI_AGAIN = 1, EMPI_ERROR = -1, EMPI_UNREACHABLE = -2 };
+
+/*
+ * Called by a transport's progress for every packet that arrives, in order per source.
+ * `pkt` is valid only during the call (it may point into a shared ring), so the callee copies what
+ * it keeps. `src` is the sender's world rank.
+ */
+typedef void (*empi_deliver_fn)(int src, const void *pkt, size_t len);
+
+typedef struct empi_transport empi_transport_t;
+
+struct empi_transport {
+    const char *name;
+
+    /* Capabilities, valid after init. */
+    size_t max_packet;    /* largest hdr+payload that am_send accepts in one packet */
+    int has_get;          /* get() available (may still fail per peer; the caller falls back) */
+
+    /*
+     * Set up for the job described by `boot`; may use the bootstrap key-value exchange (collective
+     * over all ranks, so every transport's init is called on every rank). Returns EMPI_OK or EMPI_ERROR.
+     */
+    int (*init)(const empi_boot_info_t *boot, empi_deliver_fn deliver);
+    int (*finalize)(void);
+
+    /* 1 if this transport carries traffic to world rank `peer`. */
+    int (*reaches)(int peer);
+
+    /* Poll for arrivals and push queued work; returns the number of packets delivered. */
+    int (*progress)(void);
+
+    /*
+     * Send one packet made of the concatenation of iov[0..iovcnt-1] (total <= max_packet), in FIFO
+     * order with every earlier packet to `peer`. EMPI_OK: the data was copied or sent, the buffers
+     * may be reused. EMPI_AGAIN: nothing was sent; call progress and retry.
+     */
+    int (*am_send)(int peer, const struct iovec *iov, int iovcnt);
+
+    /*
+     * Single-copy read of `len` bytes at `remote` in `peer`'s address space into `local`.
+     * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
+     */
+    int (*get)(int peer, void *local, const void *remote, size_t len);
+};
+
+/* Transports compiled in, in order of preference for a peer; the first that reaches it wins. */
+extern empi_transport_t empi_transport_self;
+extern empi_transport_t empi_transport_shm;
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Run the whole test suite: a -Werror build with every test, then the suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+#   ./test.sh            everything
+#   ./test.sh --quick    the -Werror build only
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/deps.sh
+scripts/peers.sh mpich
+jobs=$(nproc)
+status=0
+
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMPI_WERROR=ON >/dev/null
+cmake --build build-test
+(cd build-test && ctest --output-on-failure --timeout 300 -j "$jobs") || status=1
+
+if [ "${1:-}" != "--quick" ]; then
+    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DEMPI_WERROR=ON -DEMPI_SANITIZE=address >/dev/null
+    cmake --build build-asan
+    # The ABI interop test loads MPICH's library too, which is not built with the sanitizer.
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure --timeout 600 -j "$jobs" \
+        -E "abi.interop|large") || status=1
+fi
+exit $status

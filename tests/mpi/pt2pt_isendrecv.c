@@ -1,0 +1,58 @@
+/*
+ * Nonblocking send-receive (MPI 4.0): Isendrecv and Isendrecv_replace around a ring. The
+ * completed status must describe the receive half (source, tag, count), like Sendrecv.
+ */
+#include "empi_test.h"
+
+#include <stdlib.h>
+
+static const int sizes[] = {0, 1, 333, 8192, 100000, 1 << 20};
+enum { NSIZES = sizeof sizes / sizeof sizes[0] };
+
+static void check_status(MPI_Status *st, int src, int tag, int len) {
+  int count = -1;
+  CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag, "status src %d tag %d, expected %d/%d",
+        st->MPI_SOURCE, st->MPI_TAG, src, tag);
+  CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &count));
+  CHECK(count == len, "count %d, expected %d", count, len);
+}
+
+int main(int argc, char **argv) {
+  CHECK_MPI(MPI_Init(&argc, &argv));
+  int rank = empi_rank(), size = empi_size();
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  unsigned char *sb = malloc(1 << 20), *rb = malloc(1 << 20);
+  CHECK(sb && rb, "malloc");
+  MPI_Status st;
+  MPI_Request rq;
+
+  for (int i = 0; i < NSIZES; i++) {
+    int n = sizes[i];
+    /* Isendrecv: opposite direction (receive from right) to vary the pattern. */
+    empi_fill(sb, (size_t)n, empi_seed(rank, left, 100 + i));
+    CHECK_MPI(MPI_Isendrecv(sb, n, MPI_BYTE, left, 30, rb, n, MPI_BYTE, MPI_ANY_SOURCE, 30,
+                            MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Wait(&rq, &st));
+    check_status(&st, right, 30, n);
+    CHECK_PATTERN(rb, (size_t)n, empi_seed(right, rank, 100 + i));
+
+    empi_fill(sb, (size_t)n, empi_seed(rank, right, 150 + i));
+    CHECK_MPI(MPI_Isendrecv_replace(sb, n, MPI_BYTE, right, 40, left, 40, MPI_COMM_WORLD, &rq));
+    int flag = 0;
+    while (!flag) CHECK_MPI(MPI_Test(&rq, &flag, &st));
+    check_status(&st, left, 40, n);
+    CHECK_PATTERN(sb, (size_t)n, empi_seed(left, rank, 150 + i));
+  }
+
+  /* PROC_NULL on both sides completes at once with the PROC_NULL status. */
+  CHECK_MPI(MPI_Isendrecv(sb, 8, MPI_BYTE, MPI_PROC_NULL, 1, rb, 8, MPI_BYTE, MPI_PROC_NULL, 1,
+                          MPI_COMM_WORLD, &rq));
+  CHECK_MPI(MPI_Wait(&rq, &st));
+  check_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+
+  free(sb);
+  free(rb);
+  TEST_PASS();
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}

@@ -1,0 +1,55 @@
+/* empi-info: what this EtherMPI installation is and every knob it reads, with current values. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi.h"
+
+/* Exported by libmpi_abi.so for this tool (src/core/info_tool.c). */
+typedef struct empi_info_tunable {
+    const char *env, *type, *def, *doc;
+    char value[256];
+} empi_info_tunable_t;
+int empi_info_tunable_count(void);
+int empi_info_tunable_get(int i, empi_info_tunable_t *out);
+
+static void print_version(void)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len, major, minor, abi_major, abi_minor;
+    MPI_Get_library_version(version, &len);
+    MPI_Get_version(&major, &minor);
+    MPI_Abi_get_version(&abi_major, &abi_minor);
+    printf("Library:        %s\n", version);
+    printf("MPI standard:   %d.%d\n", major, minor);
+    printf("ABI:            MPI standard ABI %d.%d (libmpi_abi.so.1)\n", abi_major, abi_minor);
+    printf("Transports:     self, shm (shared memory, CMA single-copy when permitted)\n");
+}
+
+static void print_tunables(int verbose)
+{
+    int n = empi_info_tunable_count();
+    printf("\nTunables (%d; set as environment variables):\n", n);
+    for (int i = 0; i < n; i++) {
+        empi_info_tunable_t t;
+        if (empi_info_tunable_get(i, &t) != 0)
+            continue;
+        int changed = strcmp(t.value, t.def) != 0;
+        printf("  %-28s %-7s value %-10s default %-10s%s\n", t.env, t.type, t.value, t.def,
+               changed ? " (set)" : "");
+        if (verbose)
+            printf("      %s\n", t.doc);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int brief = argc > 1 && (!strcmp(argv[1], "--brief") || !strcmp(argv[1], "-b"));
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: empi-info [--brief]\n  Prints the version, transports and every EMPI_* tunable "
+               "with its value, default and description.\n");
+        return 0;
+    }
+    print_version();
+    print_tunables(!brief);
+    return 0;
+}

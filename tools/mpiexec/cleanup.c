@@ -1,0 +1,27 @@
+/* Removal of everything a job leaves in the file system: the bootstrap socket and
+ * the shared-memory segments the MPI library creates as /dev/shm/empi-<jobid>-*.
+ * Called on every exit path, including crashes of ranks (which cannot clean up). */
+#include "mpiexec.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void cleanup_job_files(const char *jobid, const char *socket_path)
+{
+    if (socket_path && *socket_path)
+        unlink(socket_path);
+
+    char prefix[64];
+    int plen = snprintf(prefix, sizeof prefix, "empi-%s", jobid);
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) == 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}

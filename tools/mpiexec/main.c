@@ -1,0 +1,318 @@
+/* mpiexec: start N ranks of one program on this host, serve their bootstrap
+ * requests, forward their output line by line and end the job as a whole.
+ * Everything happens in one poll() loop; signals (SIGCHLD included) arrive through
+ * a signalfd, so there is no busy waiting and no async-signal-safety puzzle. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+job_state_t job;
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Pipes created later must not land on 0..2 if we were started with them closed. */
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0)
+            open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+}
+
+static int random_hex(char *out, size_t nbytes)
+{
+    unsigned char raw[32];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || nbytes > sizeof raw || read(fd, raw, nbytes) != (ssize_t)nbytes) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    for (size_t i = 0; i < nbytes; i++)
+        sprintf(out + 2 * i, "%02x", raw[i]);
+    return 0;
+}
+
+static int is_executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* PATH lookup done once here, so a typo fails before any rank starts. */
+static char *resolve_program(const char *name)
+{
+    if (strchr(name, '/'))
+        return is_executable_file(name) ? strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        char *cand = malloc(n + strlen(name) + 2);
+        snprintf(cand, n + strlen(name) + 2, "%.*s/%s", (int)n, n ? path : ".", name);
+        if (n == 0)
+            snprintf(cand, strlen(name) + 3, "./%s", name);
+        if (is_executable_file(cand))
+            return cand;
+        free(cand);
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* ---- stdin forwarding to rank 0 ---- */
+static int stdin_src = -1;    /* our fd 0 while forwarding */
+static int stdin_dst = -1;    /* write end of rank 0's stdin pipe */
+static char stdin_buf[65536];
+static size_t stdin_len, stdin_off;
+
+/* Reading a terminal we do not own would stop mpiexec (SIGTTIN): don't. */
+static int should_forward_stdin(void)
+{
+    if (fcntl(0, F_GETFD) < 0)
+        return 0;
+    if (isatty(0) && tcgetpgrp(0) != getpgrp())
+        return 0;
+    return 1;
+}
+
+static void stdin_close(void)
+{
+    if (stdin_dst >= 0)
+        close(stdin_dst);
+    stdin_dst = stdin_src = -1;
+}
+
+static void stdin_read(void)
+{
+    ssize_t n = read(stdin_src, stdin_buf, sizeof stdin_buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        stdin_close(); /* rank 0 sees EOF */
+        return;
+    }
+    stdin_len = (size_t)n;
+    stdin_off = 0;
+}
+
+static void stdin_write(void)
+{
+    ssize_t n = write(stdin_dst, stdin_buf + stdin_off, stdin_len - stdin_off);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n < 0) {
+        stdin_close(); /* rank 0 closed its stdin or exited */
+        return;
+    }
+    stdin_off += (size_t)n;
+    if (stdin_off == stdin_len)
+        stdin_len = stdin_off = 0;
+}
+
+/* ---- the loop ---- */
+static void reap_children(void)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (int r = 0; r < job.nprocs; r++)
+            if (job.ranks[r].pid == pid && job.ranks[r].running) {
+                job_rank_exited(r, status);
+                break;
+            }
+    }
+}
+
+static void handle_signals(int sfd)
+{
+    struct signalfd_siginfo si;
+    while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGCHLD)
+            reap_children();
+        else
+            job_interrupt((int)si.ssi_signo);
+    }
+}
+
+static void pump_rank_fd(int *fd, line_buffer_t *lb, int rank, int dest)
+{
+    if (*fd >= 0 && !output_pump(*fd, lb, rank, dest)) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* After the last rank is reaped: forward what is still in the pipes, without
+ * waiting for descendants that may hold a pipe open. */
+static void drain_outputs(void)
+{
+    for (int r = 0; r < job.nprocs; r++) {
+        rank_proc_t *rp = &job.ranks[r];
+        int *fds[2] = { &rp->out_fd, &rp->err_fd };
+        line_buffer_t *lbs[2] = { &rp->out, &rp->err };
+        for (int k = 0; k < 2; k++) {
+            struct pollfd p = { .fd = *fds[k], .events = POLLIN };
+            while (*fds[k] >= 0 && poll(&p, 1, 0) > 0)
+                pump_rank_fd(fds[k], lbs[k], r, k + 1);
+            output_flush_tail(lbs[k], r, k + 1);
+            if (*fds[k] >= 0)
+                close(*fds[k]);
+            *fds[k] = -1;
+        }
+    }
+}
+
+static void event_loop(int sfd, double timeout)
+{
+    struct pollfd *pfds = NULL;
+    size_t pfds_cap = 0;
+    double deadline = timeout > 0 ? now_seconds() + timeout : 0;
+
+    while (job.running > 0) {
+        size_t need = 3 + (size_t)server_pollfd_count() + 2 * (size_t)job.nprocs;
+        if (need > pfds_cap) {
+            pfds_cap = need * 2;
+            pfds = realloc(pfds, sizeof *pfds * pfds_cap);
+        }
+        int n = 0;
+        pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+        int stdin_slot = n++;
+        pfds[stdin_slot] = stdin_len ? (struct pollfd){ .fd = stdin_dst, .events = POLLOUT }
+                                     : (struct pollfd){ .fd = stdin_src, .events = POLLIN };
+        int ranks_slot = n;
+        for (int r = 0; r < job.nprocs; r++) {
+            pfds[n++] = (struct pollfd){ .fd = job.ranks[r].out_fd, .events = POLLIN };
+            pfds[n++] = (struct pollfd){ .fd = job.ranks[r].err_fd, .events = POLLIN };
+        }
+        int server_slot = n;
+        n += server_pollfds(pfds + n);
+
+        double now = now_seconds(), wake = 0;
+        if (job.ending && job.kill_deadline > 0)
+            wake = job.kill_deadline;
+        else if (!job.ending && deadline > 0)
+            wake = deadline;
+        int wait_ms = -1;
+        if (wake > 0)
+            wait_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
+
+        if (poll(pfds, (nfds_t)n, wait_ms) < 0 && errno != EINTR) {
+            perror("mpiexec: poll");
+            job_end(1, "internal error; ending the job");
+        }
+        /* Output before exits: a rank's last lines come out before its obituary. */
+        for (int r = 0; r < job.nprocs; r++) {
+            if (pfds[ranks_slot + 2 * r].revents)
+                pump_rank_fd(&job.ranks[r].out_fd, &job.ranks[r].out, r, 1);
+            if (pfds[ranks_slot + 2 * r + 1].revents)
+                pump_rank_fd(&job.ranks[r].err_fd, &job.ranks[r].err, r, 2);
+        }
+        if (pfds[stdin_slot].fd >= 0 && pfds[stdin_slot].revents)
+            (stdin_len ? stdin_write : stdin_read)();
+        server_handle(pfds + server_slot, n - server_slot);
+        if (pfds[0].revents)
+            handle_signals(sfd);
+
+        now = now_seconds();
+        if (!job.ending && deadline > 0 && now >= deadline)
+            job_end(124, "job timed out after %g seconds; ending the job", timeout);
+        job_check_deadlines(now);
+    }
+    free(pfds);
+}
+
+int main(int argc, char **argv)
+{
+    mpiexec_options_t opts;
+    ensure_std_fds();
+    int prc = options_parse(argc, argv, &opts);
+    if (prc != 0)
+        return prc > 0 ? 0 : 1;
+    char *program = resolve_program(opts.argv[0]);
+    if (!program) {
+        fprintf(stderr, "mpiexec: cannot find executable '%s'\n", opts.argv[0]);
+        return 127;
+    }
+
+    /* Signals are read from a signalfd in the loop; children get the old mask back. */
+    signal(SIGPIPE, SIG_IGN);
+    spawn_context_t ctx = { .opts = &opts, .program_path = program };
+    sigset_t handled;
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGCHLD);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &handled, &ctx.child_sigmask);
+    int sfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
+
+    char jobid[17], cookie[33], socket_path[160], addr[170];
+    if (sfd < 0 || random_hex(jobid, 8) != 0 || random_hex(cookie, 16) != 0) {
+        fprintf(stderr, "mpiexec: cannot set up (signalfd or /dev/urandom): %s\n",
+                strerror(errno));
+        return 1;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > 80)
+        tmp = "/tmp";
+    snprintf(socket_path, sizeof socket_path, "%s/empi-%s.sock", tmp, jobid);
+    snprintf(addr, sizeof addr, "unix:%s", socket_path);
+    ctx.jobid = jobid;
+    ctx.addr = addr;
+    ctx.cookie = cookie;
+
+    job.nprocs = opts.nprocs;
+    job.ranks = calloc((size_t)opts.nprocs, sizeof *job.ranks);
+    output_set_tagging(opts.tag_output);
+    if (server_open(socket_path, cookie, opts.nprocs) != 0) {
+        cleanup_job_files(jobid, socket_path);
+        return 1;
+    }
+
+    int rank0_stdin = -1;
+    if (should_forward_stdin()) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) == 0) {
+            rank0_stdin = p[0];
+            stdin_dst = p[1];
+            stdin_src = 0;
+            fcntl(stdin_dst, F_SETFL, O_NONBLOCK);
+        }
+    }
+    for (int r = 0; r < opts.nprocs; r++) {
+        if (spawn_rank(&ctx, r, r == 0 ? rank0_stdin : -1, &job.ranks[r]) != 0) {
+            job_end(1, "cannot start rank %d: %s; ending the job", r, strerror(errno));
+            break;
+        }
+        job.running++;
+    }
+    if (rank0_stdin >= 0)
+        close(rank0_stdin);
+
+    event_loop(sfd, opts.timeout);
+
+    if (job.ending)
+        job_kill_all(SIGKILL); /* descendants of the ranks, if any survived */
+    drain_outputs();
+    stdin_close();
+    server_close();
+    cleanup_job_files(jobid, socket_path);
+    return job.exit_code;
+}

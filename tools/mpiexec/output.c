@@ -1,0 +1,122 @@
+/* Forwarding of rank output. mpiexec is the only writer of its stdout/stderr and
+ * writes whole lines with a single write_all, so lines of different ranks can never
+ * be mixed; partial lines wait in the rank's buffer until their newline (or EOF). */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A line longer than this is passed on in pieces rather than buffered forever. */
+#define MAX_PARTIAL_LINE (1u << 20)
+#define READ_CHUNK 65536
+
+static int tagging;
+static char *scratch;  /* tagged lines are assembled here */
+static size_t scratch_cap;
+
+void output_set_tagging(int on)
+{
+    tagging = on;
+}
+
+static void write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* reader gone (EPIPE): drop output, keep managing the job */
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static int reserve(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 4096;
+    while (c < need)
+        c *= 2;
+    char *p = realloc(*buf, c);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = c;
+    return 0;
+}
+
+/* Write `len` bytes that end at a line boundary (or are a flushed tail). */
+static void emit(const char *p, size_t len, int rank, int dest, int add_newline)
+{
+    if (!tagging && !add_newline) {
+        write_all(dest, p, len);
+        return;
+    }
+    char tag[24];
+    int taglen = tagging ? snprintf(tag, sizeof tag, "[%d] ", rank) : 0;
+    /* Upper bound: one tag per line plus a final newline. */
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += p[i] == '\n';
+    if (reserve(&scratch, &scratch_cap, len + lines * (size_t)taglen + 1) != 0) {
+        write_all(dest, p, len);
+        return;
+    }
+    size_t out = 0, start = 0;
+    while (start < len) {
+        const char *nl = memchr(p + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - p) + 1 : len;
+        memcpy(scratch + out, tag, (size_t)taglen);
+        out += (size_t)taglen;
+        memcpy(scratch + out, p + start, end - start);
+        out += end - start;
+        start = end;
+    }
+    if (add_newline)
+        scratch[out++] = '\n';
+    write_all(dest, scratch, out);
+}
+
+void output_flush_tail(line_buffer_t *lb, int rank, int dest)
+{
+    if (lb->len)
+        emit(lb->data, lb->len, rank, dest, 1);
+    lb->len = 0;
+}
+
+int output_pump(int fd, line_buffer_t *lb, int rank, int dest)
+{
+    if (reserve(&lb->data, &lb->cap, lb->len + READ_CHUNK) != 0)
+        return 1;
+    ssize_t n = read(fd, lb->data + lb->len, READ_CHUNK);
+    if (n < 0)
+        return (errno == EINTR || errno == EAGAIN) ? 1 : 0;
+    if (n == 0) {
+        output_flush_tail(lb, rank, dest);
+        return 0;
+    }
+    size_t old = lb->len;
+    lb->len += (size_t)n;
+    /* Only the new bytes can hold the last newline. */
+    char *last_nl = NULL;
+    for (char *q = lb->data + lb->len; q > lb->data + old;)
+        if (*--q == '\n') {
+            last_nl = q;
+            break;
+        }
+    if (!last_nl) {
+        if (lb->len >= MAX_PARTIAL_LINE)
+            output_flush_tail(lb, rank, dest);
+        return 1;
+    }
+    size_t complete = (size_t)(last_nl - lb->data) + 1;
+    emit(lb->data, complete, rank, dest, 0);
+    memmove(lb->data, lb->data + complete, lb->len - complete);
+    lb->len -= complete;
+    return 1;
+}

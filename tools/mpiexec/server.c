@@ -1,0 +1,327 @@
+/* Bootstrap key-value server inside mpiexec (protocol: src/runtime/bootstrap_proto.h).
+ *
+ * A fence is the only collective: each rank sends its puts since the last fence,
+ * and when the last rank arrives every rank receives all batches in one message.
+ * Reads are non-blocking and driven by the main poll loop; replies are written
+ * with blocking sends because a rank always waits for them when they are sent. */
+#include "mpiexec.h"
+#include "runtime/bootstrap_proto.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+typedef struct connection {
+    int fd;
+    int rank;                 /* -1 until the cookie has been checked */
+    unsigned char *in;
+    size_t in_len, in_cap;
+} connection_t;
+
+typedef struct fence_slot {
+    unsigned char *puts;
+    uint32_t len;
+    int arrived;
+} fence_slot_t;
+
+static int listen_fd = -1;
+static char cookie_hex[EMPI_BOOT_COOKIE_HEX + 1];
+static int world_size;
+static connection_t *conns;
+static int nconns, conns_cap;
+static int *conn_of_rank;     /* index into conns, -1 if the rank is not connected */
+static fence_slot_t *fence;
+static int fence_arrivals;
+
+/* Unauthenticated peers may send only a HELLO; anything bigger is refused. */
+#define HELLO_LEN (EMPI_BOOT_COOKIE_HEX + sizeof(uint32_t))
+
+int server_open(const char *path, const char *cookie, int nranks)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fprintf(stderr, "mpiexec: socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    snprintf(cookie_hex, sizeof cookie_hex, "%s", cookie);
+    world_size = nranks;
+    conn_of_rank = malloc(sizeof(int) * (size_t)nranks);
+    fence = calloc((size_t)nranks, sizeof *fence);
+    if (!conn_of_rank || !fence)
+        return -1;
+    for (int r = 0; r < nranks; r++)
+        conn_of_rank[r] = -1;
+
+    listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (listen_fd < 0)
+        return -1;
+    /* Only our user may connect; the cookie keeps out other jobs of that user. */
+    mode_t old = umask(077);
+    int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof sa);
+    umask(old);
+    if (rc != 0 || listen(listen_fd, SOMAXCONN) != 0) {
+        fprintf(stderr, "mpiexec: cannot listen on %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int server_pollfd_count(void)
+{
+    return 1 + nconns;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int send_msg(int fd, uint32_t type, const void *payload, size_t len)
+{
+    empi_boot_hdr_t hdr = { type, (uint32_t)len };
+    if (send_all(fd, &hdr, sizeof hdr) != 0)
+        return -1;
+    return len ? send_all(fd, payload, len) : 0;
+}
+
+static void drop_connection(int i)
+{
+    connection_t *c = &conns[i];
+    if (c->rank >= 0 && conn_of_rank[c->rank] == i)
+        conn_of_rank[c->rank] = -1;
+    close(c->fd);
+    c->fd = -1;
+    free(c->in);
+    c->in = NULL;
+    c->in_len = c->in_cap = 0;
+}
+
+static void reject(int i, const char *why)
+{
+    send_msg(conns[i].fd, EMPI_BOOT_REJECT, why, strlen(why));
+    drop_connection(i);
+}
+
+static void accept_all(void)
+{
+    for (;;) {
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        /* A rank that stops reading must not freeze the launcher forever. */
+        struct timeval tv = { .tv_sec = 10 };
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        if (nconns == conns_cap) {
+            conns_cap = conns_cap ? conns_cap * 2 : 64;
+            conns = realloc(conns, sizeof *conns * (size_t)conns_cap);
+        }
+        conns[nconns++] = (connection_t){ .fd = fd, .rank = -1 };
+    }
+}
+
+/* Comparison whose time does not depend on where the first difference is. */
+static int cookie_matches(const unsigned char *given)
+{
+    unsigned diff = 0;
+    for (int i = 0; i < EMPI_BOOT_COOKIE_HEX; i++)
+        diff |= (unsigned)given[i] ^ (unsigned char)cookie_hex[i];
+    return diff == 0;
+}
+
+static void handle_hello(int i, const unsigned char *p, uint32_t len)
+{
+    uint32_t rank;
+    if (len != HELLO_LEN || !cookie_matches(p)) {
+        reject(i, "bad cookie");
+        return;
+    }
+    memcpy(&rank, p + EMPI_BOOT_COOKIE_HEX, sizeof rank);
+    if (rank >= (uint32_t)world_size || conn_of_rank[rank] != -1) {
+        reject(i, "bad or duplicate rank");
+        return;
+    }
+    conns[i].rank = (int)rank;
+    conn_of_rank[rank] = i;
+
+    /* One host for now: every rank lives on node 0. */
+    size_t n = 1 + (size_t)world_size;
+    uint32_t *reply = calloc(n, sizeof *reply);
+    reply[0] = (uint32_t)world_size;
+    send_msg(conns[i].fd, EMPI_BOOT_HELLO_OK, reply, n * sizeof *reply);
+    free(reply);
+    job_rank_connected((int)rank);
+}
+
+static void complete_fence(void)
+{
+    size_t total = 0;
+    for (int r = 0; r < world_size; r++)
+        total += fence[r].len ? 2 * sizeof(uint32_t) + fence[r].len : 0;
+    unsigned char *blob = malloc(total ? total : 1), *p = blob;
+    for (int r = 0; r < world_size; r++) {
+        if (!fence[r].len)
+            continue;
+        uint32_t sec[2] = { (uint32_t)r, fence[r].len };
+        memcpy(p, sec, sizeof sec);
+        memcpy(p + sizeof sec, fence[r].puts, fence[r].len);
+        p += sizeof sec + fence[r].len;
+    }
+    for (int r = 0; r < world_size; r++) {
+        free(fence[r].puts);
+        fence[r] = (fence_slot_t){ 0 };
+        if (conn_of_rank[r] >= 0)
+            send_msg(conns[conn_of_rank[r]].fd, EMPI_BOOT_FENCE_DONE, blob, total);
+    }
+    free(blob);
+    fence_arrivals = 0;
+}
+
+static void handle_fence(int rank, const unsigned char *p, uint32_t len)
+{
+    fence_slot_t *f = &fence[rank];
+    if (f->arrived) {
+        job_end(1, "rank %d entered a fence twice; ending the job", rank);
+        return;
+    }
+    f->arrived = 1;
+    f->len = len;
+    f->puts = len ? malloc(len) : NULL;
+    if (len)
+        memcpy(f->puts, p, len);
+    if (++fence_arrivals == world_size)
+        complete_fence();
+}
+
+static void handle_message(int i, uint32_t type, const unsigned char *p, uint32_t len)
+{
+    int rank = conns[i].rank;
+    if (rank < 0) {
+        if (type == EMPI_BOOT_HELLO)
+            handle_hello(i, p, len);
+        else
+            reject(i, "bad cookie");
+        return;
+    }
+    switch (type) {
+    case EMPI_BOOT_FENCE:
+        handle_fence(rank, p, len);
+        break;
+    case EMPI_BOOT_ABORT: {
+        uint32_t code = 0;
+        if (len >= sizeof code)
+            memcpy(&code, p, sizeof code);
+        char *msg = strndup(len >= sizeof code ? (const char *)p + sizeof code : "",
+                            len >= sizeof code ? len - sizeof code : 0);
+        job_rank_aborted(rank, (int)code, msg);
+        free(msg);
+        break;
+    }
+    case EMPI_BOOT_FINALIZE:
+        job_rank_finalized(rank);
+        send_msg(conns[i].fd, EMPI_BOOT_FINALIZE_OK, NULL, 0);
+        break;
+    default:
+        job_end(1, "rank %d sent an unknown bootstrap message (%u); ending the job", rank,
+                type);
+    }
+}
+
+/* Read what is available on connection i and act on every complete message. */
+static void service(int i)
+{
+    for (;;) {
+        connection_t *c = &conns[i];
+        if (c->fd < 0)
+            return;
+        if (c->in_cap - c->in_len < 65536) {
+            size_t cap = c->in_cap ? c->in_cap * 2 : 65536;
+            unsigned char *p = realloc(c->in, cap);
+            if (!p)
+                return;
+            c->in = p;
+            c->in_cap = cap;
+        }
+        ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            drop_connection(i); /* the exit status of the rank tells whether that is ok */
+            return;
+        }
+        c->in_len += (size_t)n;
+
+        size_t off = 0;
+        while (c->fd >= 0 && c->in_len - off >= sizeof(empi_boot_hdr_t)) {
+            empi_boot_hdr_t hdr;
+            memcpy(&hdr, c->in + off, sizeof hdr);
+            if (hdr.len > EMPI_BOOT_MAX_MSG || (c->rank < 0 && hdr.len > HELLO_LEN)) {
+                reject(i, c->rank < 0 ? "bad cookie" : "message too long");
+                return;
+            }
+            if (c->in_len - off - sizeof hdr < hdr.len)
+                break;
+            handle_message(i, hdr.type, c->in + off + sizeof hdr, hdr.len);
+            c = &conns[i];
+            off += sizeof hdr + hdr.len;
+        }
+        if (c->fd < 0)
+            return;
+        memmove(c->in, c->in + off, c->in_len - off);
+        c->in_len -= off;
+    }
+}
+
+int server_pollfds(struct pollfd *pfds)
+{
+    int n = 0;
+    pfds[n++] = (struct pollfd){ .fd = listen_fd, .events = POLLIN };
+    for (int i = 0; i < nconns; i++)
+        pfds[n++] = (struct pollfd){ .fd = conns[i].fd, .events = POLLIN };
+    return n;
+}
+
+void server_handle(const struct pollfd *pfds, int n)
+{
+    /* pfds mirrors server_pollfds: [0] the listener, then conns in order. */
+    for (int i = 1; i < n && i - 1 < nconns; i++)
+        if (pfds[i].fd >= 0 && pfds[i].revents)
+            service(i - 1);
+    if (n > 0 && (pfds[0].revents & POLLIN))
+        accept_all();
+}
+
+void server_drain_rank(int rank)
+{
+    if (conn_of_rank && conn_of_rank[rank] >= 0)
+        service(conn_of_rank[rank]);
+}
+
+void server_close(void)
+{
+    for (int i = 0; i < nconns; i++)
+        if (conns[i].fd >= 0)
+            drop_connection(i);
+    if (listen_fd >= 0)
+        close(listen_fd);
+    listen_fd = -1;
+}

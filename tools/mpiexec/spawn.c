@@ -1,0 +1,93 @@
+/* Starting one rank: pipes for stdout/stderr, its own process group (so one kill
+ * reaches the rank and anything it started), the EMPI_* environment, exec. */
+#include "mpiexec.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_int_env(const char *name, int value)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", value);
+    setenv(name, buf, 1);
+}
+
+/* Runs in the child between fork and exec; mpiexec is single-threaded, so setenv
+ * and friends are safe here. */
+static void become_rank(const spawn_context_t *ctx, int rank, int stdin_fd, int out_w,
+                        int err_w)
+{
+    const mpiexec_options_t *o = ctx->opts;
+    setpgid(0, 0);
+    if (stdin_fd < 0)
+        stdin_fd = open("/dev/null", O_RDONLY);
+    if (stdin_fd >= 0 && stdin_fd != 0) {
+        dup2(stdin_fd, 0);
+        close(stdin_fd);
+    }
+    dup2(out_w, 1);
+    dup2(err_w, 2);
+    if (out_w > 2)
+        close(out_w);
+    if (err_w > 2)
+        close(err_w);
+
+    /* mpiexec ignores SIGPIPE and blocks the signals it reads via signalfd; both
+     * would otherwise survive exec and change how the program behaves. */
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &ctx->child_sigmask, NULL);
+
+    for (int i = 0; i < o->nenv; i++)
+        putenv(o->env[i]);
+    set_int_env("EMPI_RANK", rank);
+    set_int_env("EMPI_SIZE", o->nprocs);
+    set_int_env("EMPI_LOCAL_RANK", rank);
+    set_int_env("EMPI_LOCAL_SIZE", o->nprocs);
+    set_int_env("EMPI_NODE_ID", 0);
+    set_int_env("EMPI_NUM_NODES", 1);
+    set_int_env("EMPI_APPNUM", 0);
+    set_int_env("EMPI_UNIVERSE_SIZE", o->nprocs);
+    setenv("EMPI_JOBID", ctx->jobid, 1);
+    setenv("EMPI_BOOTSTRAP_ADDR", ctx->addr, 1);
+    setenv("EMPI_COOKIE", ctx->cookie, 1);
+
+    execv(ctx->program_path, o->argv);
+    fprintf(stderr, "mpiexec: cannot execute %s\n", ctx->program_path);
+    _exit(127);
+}
+
+int spawn_rank(const spawn_context_t *ctx, int rank, int stdin_fd, rank_proc_t *rp)
+{
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        become_rank(ctx, rank, stdin_fd, out[1], err[1]);
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        return -1;
+    }
+    /* Also set the group from the parent: a kill(-pid) right after fork must not
+     * miss a child that has not run yet. */
+    setpgid(pid, pid);
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    memset(rp, 0, sizeof *rp);
+    rp->pid = pid;
+    rp->out_fd = out[0];
+    rp->err_fd = err[0];
+    rp->running = 1;
+    return 0;
+}
