@@ -87,6 +87,7 @@ void bench_free(void *p);
 void pattern_fill(void *buf, size_t len, size_t size, int iter, int src);
 size_t pattern_check(const void *buf, size_t len, size_t size, int iter, int src);
 int32_t pattern_int(size_t k, int iter, int src);
+extern int bench_self_test; /* --self-test: simulate one wrong byte per check */
 
 /* Calibrated busy computation used for overlap measurements. */
 void compute_calibrate(void);

@@ -21,6 +21,7 @@ void opts_usage(FILE *f)
             "  -c              validate received data; exit non-zero on wrong bytes\n"
             "  -s SYNC         RMA synchronisation: fence, lock, flush (default), pscw\n"
             "  --json FILE     also write machine-readable results to FILE\n"
+            "  --self-test     with -c: simulate a wrong byte (checks the checker)\n"
             "  -l, --list      list the cases\n"
             "  -h, --help      this help\n"
             "  compare/report  (via the empi-bench wrapper) run/report the peer comparison\n");
@@ -129,6 +130,8 @@ int opts_parse(int argc, char **argv, bench_opts *o)
             o->json_path = argv[++i];
         } else if (!strncmp(a, "--json=", 7)) {
             o->json_path = a + 7;
+        } else if (!strcmp(a, "--self-test")) {
+            bench_self_test = 1;
         } else if (!strcmp(a, "-f")) {
             o->full = 1;
         } else if (!strcmp(a, "-c")) {

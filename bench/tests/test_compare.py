@@ -148,6 +148,25 @@ class MediansAndRatios(unittest.TestCase):
         self.assertEqual(cmp.fmt_size(-1), "-")
 
 
+class CaseListsInSync(unittest.TestCase):
+    """bench/CMakeLists.txt registers one ctest per case; main.c is the truth."""
+
+    def test_cmake_lists_match_main_c(self):
+        import re
+        with open(os.path.join(ROOT, "bench", "src", "main.c")) as f:
+            src = f.read()
+        plain = set(re.findall(r'\{"(\w+)", KIND_', src))
+        coll = set(re.findall(r'COLL\("(\w+)"', src))
+        with open(os.path.join(ROOT, "bench", "CMakeLists.txt")) as f:
+            cm = f.read()
+        listed = set()
+        for var in ("PT2PT", "COLL", "RMA", "STARTUP"):
+            m = re.search(r"set\(EMPI_BENCH_%s_CASES([^)]*)\)" % var, cm)
+            self.assertIsNotNone(m, var)
+            listed |= set(m.group(1).split())
+        self.assertEqual(listed, plain | coll)
+
+
 class ReportDir(unittest.TestCase):
     def test_report_from_saved_json(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,7 +1,7 @@
 /*
  * Attribute API of communicators (with the deprecated MPI-1 names) and datatypes: thin wrappers
  * of the generic code in core/attr.c that find the object and raise errors on it. The predefined
- * attributes of MPI_COMM_WORLD are answered here, from empi_world_attrs.
+ * attributes (MPI_TAG_UB...) are answered here, from empi_world_attrs.
  */
 #include "comm/comm.h"
 #include "core/attr.h"
@@ -14,11 +14,13 @@ static int is_predefined_keyval(int keyval)
     return keyval >= MPI_TAG_UB && keyval <= MPI_UNIVERSE_SIZE;
 }
 
-/* Address of a predefined attribute's value on comm, or NULL when it has none. */
-static void *predefined_value(const empi_comm_t *c, int keyval)
+/*
+ * Address of a predefined attribute's value, or NULL when it has none. The standard attaches them
+ * to MPI_COMM_WORLD; their values hold for the whole process, so every communicator answers them
+ * (programs commonly ask a duplicate for MPI_TAG_UB).
+ */
+static void *predefined_value(int keyval)
 {
-    if (c != &empi_comm_world)
-        return NULL;
     switch (keyval) {
     case MPI_TAG_UB: return &empi_world_attrs.tag_ub;
     case MPI_HOST: return &empi_world_attrs.host;
@@ -83,7 +85,7 @@ static int comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, cons
     if (!value || !flag)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: %s is NULL", fname, value ? "flag" : "attribute_val");
     if (is_predefined_keyval(keyval)) {
-        void *v = predefined_value(c, keyval);
+        void *v = predefined_value(keyval);
         *flag = v != NULL;
         if (v)
             *(void **)value = v;

@@ -51,7 +51,8 @@ void empi_comm_finalize(void);
 
 /*
  * Create a communicator over `group` (this process must be a member) with a context id agreed
- * collectively over the members of `parent` that call it. Used by dup, split, create.
+ * collectively over all members of `parent` (every one must call it, in the same order as the
+ * parent's other collectives). Used by dup; split and create agree first and build locally.
  */
 int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out);
 
@@ -107,5 +108,12 @@ int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t
 
 /* Agree on a fresh context id over the set (see comm_context.c). */
 int empi_comm_agree_context(const empi_coll_set_t *set, uint32_t *context_id);
+
+/* Build a communicator over `group` (refcount taken) with an already agreed context id; inherits
+   parent's error handler. Local, never raises: MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int empi_comm_build(empi_comm_t *parent, empi_group_t *group, uint32_t context_id, empi_comm_t **out);
+
+/* The participant set "all of comm" for the internal collectives. */
+void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag);
 
 #endif

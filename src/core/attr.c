@@ -27,10 +27,15 @@ static int keyval_count, keyval_cap;
 
 empi_world_attrs_t empi_world_attrs;
 
-static keyval_entry_t *lookup_keyval(empi_attr_kind_t kind, int keyval, const char **why)
+/*
+ * A keyval the user freed stays usable to read or delete attributes still set with it (the
+ * standard defers the free until those are gone); only freeing it twice or attaching new values
+ * with it is refused (`allow_freed` = 0).
+ */
+static keyval_entry_t *lookup_keyval_ex(empi_attr_kind_t kind, int keyval, int allow_freed, const char **why)
 {
     int i = keyval - KEYVAL_BASE;
-    if (i < 0 || i >= keyval_count || keyvals[i].refcount == 0 || keyvals[i].user_freed) {
+    if (i < 0 || i >= keyval_count || keyvals[i].refcount == 0 || (keyvals[i].user_freed && !allow_freed)) {
         *why = keyval >= MPI_TAG_UB && keyval <= MPI_UNIVERSE_SIZE ? "is a predefined, read-only keyval"
                                                                    : "is not a valid keyval";
         return NULL;
@@ -40,6 +45,11 @@ static keyval_entry_t *lookup_keyval(empi_attr_kind_t kind, int keyval, const ch
         return NULL;
     }
     return &keyvals[i];
+}
+
+static keyval_entry_t *lookup_keyval(empi_attr_kind_t kind, int keyval, const char **why)
+{
+    return lookup_keyval_ex(kind, keyval, 0, why);
 }
 
 static keyval_entry_t *entry_of(int keyval)
@@ -181,7 +191,7 @@ int empi_attr_set(empi_attr_kind_t kind, void *handle, empi_attr_t **attrs, int 
 
 int empi_attr_get(empi_attr_kind_t kind, empi_attr_t *attrs, int keyval, void **value, int *flag, const char **why)
 {
-    if (!lookup_keyval(kind, keyval, why))
+    if (!lookup_keyval_ex(kind, keyval, 1, why))
         return MPI_ERR_KEYVAL;
     empi_attr_t *a = *find_attr(&attrs, keyval);
     *flag = a != NULL;
@@ -192,7 +202,7 @@ int empi_attr_get(empi_attr_kind_t kind, empi_attr_t *attrs, int keyval, void **
 
 int empi_attr_delete(empi_attr_kind_t kind, void *handle, empi_attr_t **attrs, int keyval, const char **why)
 {
-    if (!lookup_keyval(kind, keyval, why))
+    if (!lookup_keyval_ex(kind, keyval, 1, why))
         return MPI_ERR_KEYVAL;
     if (!*find_attr(attrs, keyval)) {
         *why = "has no attribute set on this object";

@@ -250,9 +250,12 @@ static _Noreturn void abort_job(int code)
     char msg[MPI_MAX_ERROR_STRING];
     if (empi_error_string_of(code, msg) < 0)
         snprintf(msg, sizeof msg, "error code %d", code);
+    fflush(stdout); /* keep what the program printed before the error */
     fprintf(stderr, "EtherMPI: %s\n", msg);
     fflush(stderr);
-    empi_boot_abort(code, msg);
+    /* The exit status is the class: small, and meaningful to someone reading it. */
+    int errclass = empi_error_class_of(code);
+    empi_boot_abort(errclass > 0 ? errclass : MPI_ERR_UNKNOWN, msg);
     abort();
 }
 

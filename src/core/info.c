@@ -16,7 +16,8 @@
 #include "core/info.h"
 
 static empi_pool_t info_pool = EMPI_POOL_INITIALIZER(empi_info_t, "info");
-static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;  /* the pool's free list */
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;  /* contents touched by the API */
 
 /* MPI_INFO_ENV: filled on first use, refilled once MPI_Init has run (maxprocs, thread_level). */
 static empi_info_t info_env = {{EMPI_MAGIC_INFO, 1}, MPI_INFO_ENV, 0, 0, NULL};
@@ -26,9 +27,9 @@ static int info_env_state = -1;   /* empi_state_t it was filled in, -1: never */
 
 empi_info_t *empi_info_new(void)
 {
-    pthread_mutex_lock(&info_lock);
+    pthread_mutex_lock(&pool_lock);
     empi_info_t *info = empi_pool_alloc(&info_pool);
-    pthread_mutex_unlock(&info_lock);
+    pthread_mutex_unlock(&pool_lock);
     if (!info)
         return NULL;
     info->obj.magic = EMPI_MAGIC_INFO;
@@ -55,9 +56,9 @@ void empi_info_release(empi_info_t *info)
     if (__atomic_sub_fetch(&info->obj.refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     clear_entries(info);
-    pthread_mutex_lock(&info_lock);
+    pthread_mutex_lock(&pool_lock);
     empi_pool_free(&info_pool, info);
-    pthread_mutex_unlock(&info_lock);
+    pthread_mutex_unlock(&pool_lock);
 }
 
 static int find_key(const empi_info_t *info, const char *key)

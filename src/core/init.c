@@ -122,6 +122,8 @@ int PMPI_Finalize(void)
     if (!empi_is_initialized())
         return empi_err_noobj(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialized");
     empi_lock();
+    /* MPI_COMM_SELF's delete callbacks run first, while MPI is still fully usable (MPI 4.1 §11.2.4). */
+    empi_comm_finalize_attrs();
     /* Every send we queued must reach its peer before the transports go away. */
     empi_pt2pt_finalize();
     if (empi_boot_fence() != 0)

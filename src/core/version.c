@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/global.h"
+#include "core/info.h"
 
 EMPI_WEAK_ALIAS(Get_version)
 int PMPI_Get_version(int *version, int *subversion)
@@ -60,5 +61,29 @@ EMPI_WEAK_ALIAS(Pcontrol)
 int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;
+    return MPI_SUCCESS;
+}
+
+/* The standard names these keys so a program can check the ABI's integer widths at run time. */
+EMPI_WEAK_ALIAS(Abi_get_info)
+int PMPI_Abi_get_info(MPI_Info *info)
+{
+    if (!info)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Abi_get_info: info is NULL");
+    empi_info_t *i = empi_info_new();
+    if (!i)
+        return empi_err_noobj(MPI_ERR_NO_MEM, "MPI_Abi_get_info: out of memory");
+    char v[8];
+    snprintf(v, sizeof v, "%zu", sizeof(MPI_Aint));
+    int rc = empi_info_set(i, "mpi_aint_size", v);
+    snprintf(v, sizeof v, "%zu", sizeof(MPI_Count));
+    rc |= empi_info_set(i, "mpi_count_size", v);
+    snprintf(v, sizeof v, "%zu", sizeof(MPI_Offset));
+    rc |= empi_info_set(i, "mpi_offset_size", v);
+    if (rc != MPI_SUCCESS) {
+        empi_info_release(i);
+        return empi_err_noobj(MPI_ERR_NO_MEM, "MPI_Abi_get_info: out of memory");
+    }
+    *info = i->handle;
     return MPI_SUCCESS;
 }

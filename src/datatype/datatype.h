@@ -60,7 +60,6 @@ typedef struct empi_datatype {
     char name[MPI_MAX_OBJECT_NAME];
     MPI_Aint align;              /* alignment the struct constructor pads the extent to */
     int explicit_bounds;         /* lb/ub were set by MPI_Type_create_resized (no struct padding) */
-    int user_freed;              /* MPI_Type_free was called: the handle is dead for the user */
     struct empi_attr *attrs;
     struct empi_dt_layout *layout;       /* compiled form, owned by the datatype engine */
     struct empi_dt_contents *contents;   /* constructor arguments for MPI_Type_get_contents */
@@ -91,7 +90,11 @@ void empi_dt_pack(const void *buf, MPI_Count count, const empi_datatype_t *dt, M
 void empi_dt_unpack(void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count offset,
                     const void *in, MPI_Count len);
 
-/* Number of whole basic elements in `bytes` of the stream of dt (for MPI_Get_elements). */
+/*
+ * Number of basic elements in the first `bytes` of the stream of dt, counting a trailing partial
+ * element of dt by the basic elements it holds (for MPI_Get_elements); -1 when `bytes` ends inside
+ * a basic element (MPI_Get_elements then gives MPI_UNDEFINED). Pair types count two (value, index).
+ */
 MPI_Count empi_dt_elements_in(const empi_datatype_t *dt, MPI_Count bytes);
 
 #endif

@@ -36,7 +36,8 @@ int empi_dt_build_blocks(const char *fname, MPI_Count n, const MPI_Aint *disp, c
     dt->align = 1;
     for (MPI_Count i = 0; i < n; i++) {
         empi_acc_add(&acc, olds[i], disp[i], blen[i]);
-        empi_dt_inherit(dt, olds[i]);
+        if (blen[i] > 0)   /* an empty block puts nothing in the type map, so no alignment */
+            empi_dt_inherit(dt, olds[i]);
         kids[i] = olds[i]->layout;
         kext[i] = olds[i]->extent;
     }

@@ -12,5 +12,15 @@ void empi_dt_inherit(empi_datatype_t *dt, const empi_datatype_t *old);
 /* Record type i of the contents, retaining it. */
 void empi_contents_set_type(empi_dt_contents_t *c, MPI_Count i, empi_datatype_t *t);
 int empi_dt_check_out(const char *fname, MPI_Datatype *newtype);
+/* MPI_Type_dup: run old's attribute copy callbacks onto dt (frees dt and raises on failure). */
+int empi_dt_copy_attrs(const char *fname, empi_datatype_t *old, empi_datatype_t *dt);
+
+/* Index runs selected in one dimension of a global array (subarray, darray). */
+typedef struct {
+    MPI_Count n;
+    MPI_Count *start, *len;
+} empi_dim_runs_t;
+int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, const empi_dim_runs_t *dims,
+                        int order, empi_datatype_t *old, empi_dt_contents_t *c, MPI_Datatype *newtype);
 
 #endif

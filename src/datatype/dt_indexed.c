@@ -53,10 +53,11 @@ static int build(const idx_args_t *a, MPI_Datatype oldtype, MPI_Datatype *newtyp
     for (MPI_Count i = 0; i < n; i++) {
         blen[i] = a->blens_i ? a->blens_i[i] : a->blens_l ? a->blens_l[i] : a->blocklen;
         if (blen[i] < 0) {
+            long long bad = blen[i];
             free(disp), free(blen), free(olds);
             empi_contents_free(c);
             return empi_err_noobj(MPI_ERR_ARG, "%s: array_of_blocklengths[%lld] = %lld is negative",
-                                  a->fname, (long long)i, (long long)blen[i]);
+                                  a->fname, (long long)i, bad);
         }
         if (a->disps_i)
             disp[i] = (MPI_Aint)a->disps_i[i] * old->extent;

@@ -89,7 +89,7 @@ void empi_pair_parts(empi_basic_t b, size_t *value_size, size_t *index_off, size
 
 /* Bounds of a new type from blocks of (disp, count copies of old): the standard's lb/ub rules. */
 typedef struct {
-    bool any;
+    bool any, any_data;
     MPI_Aint lb, ub, tlb, tub;
     MPI_Count size;
     MPI_Count basic_count;
@@ -99,7 +99,6 @@ typedef struct {
 void empi_acc_init(empi_dt_acc_t *a);
 /* Add `count` copies of `old`, the first at byte displacement disp, spaced by old's extent. */
 void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, MPI_Count count);
-/* Add `count` copies of old (a block of them: count >= 1) repeated as a whole `reps` times at `stride`. */
 void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt);
 
 /* external32 helpers (dt_external32.c) */

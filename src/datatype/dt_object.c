@@ -117,12 +117,20 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
     MPI_Aint tub = disp + old->true_ub + (span > 0 ? span : 0);
     if (!a->any) {
         a->any = true;
-        a->lb = lb, a->ub = ub, a->tlb = tlb, a->tub = tub;
+        a->lb = lb, a->ub = ub;
     } else {
         if (lb < a->lb) a->lb = lb;
         if (ub > a->ub) a->ub = ub;
-        if (tlb < a->tlb) a->tlb = tlb;
-        if (tub > a->tub) a->tub = tub;
+    }
+    /* true bounds describe data: a member without any does not widen them */
+    if (old->size > 0) {
+        if (!a->any_data) {
+            a->any_data = true;
+            a->tlb = tlb, a->tub = tub;
+        } else {
+            if (tlb < a->tlb) a->tlb = tlb;
+            if (tub > a->tub) a->tub = tub;
+        }
     }
     a->size += count * old->size;
     a->basic_count += count * old->basic_count;
@@ -140,8 +148,9 @@ void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt)
     dt->lb = a->lb;
     dt->ub = a->ub;
     dt->extent = a->ub - a->lb;
-    dt->true_lb = a->tlb;
-    dt->true_ub = a->tub;
+    /* no data at all: the true bounds collapse onto lb */
+    dt->true_lb = a->any_data ? a->tlb : a->lb;
+    dt->true_ub = a->any_data ? a->tub : a->lb;
     dt->basic = a->basic_set ? a->basic : EMPI_BASIC_NONE;
     dt->basic_count = a->basic_count;
 }

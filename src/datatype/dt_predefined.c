@@ -7,6 +7,7 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -229,8 +230,9 @@ static void init_one(const predef_desc_t *d)
             MPI_Aint disp[2] = {0, (MPI_Aint)io};
             MPI_Count len[2] = {(MPI_Count)vs, (MPI_Count)is};
             empi_dt_layout_t *h = empi_layout_runs(2, disp, len);
-            *l = *h;   /* the arrays stay on the heap for the life of the process */
+            *l = *h;   /* two runs: the arrays stay on the heap for the life of the process */
             l->refs = 1 << 30;
+            free(h);
         }
     } else {
         dt->size = (MPI_Count)full;
@@ -273,16 +275,9 @@ empi_datatype_t *empi_datatype_get(MPI_Datatype h)
         return dt->predefined ? dt : NULL;
     }
     empi_datatype_t *dt = (empi_datatype_t *)h;
-    if (dt->obj.magic != EMPI_MAGIC_DATATYPE || dt->user_freed)
+    if (dt->obj.magic != EMPI_MAGIC_DATATYPE)
         return NULL;
     return dt;
-}
-
-/* Predefined objects in handle order, for tests and tools that enumerate them. */
-empi_datatype_t *empi_dt_predefined_at(unsigned handle_value);
-empi_datatype_t *empi_dt_predefined_at(unsigned handle_value)
-{
-    return empi_datatype_get((MPI_Datatype)(uintptr_t)handle_value);
 }
 
 int empi_datatype_init(void)

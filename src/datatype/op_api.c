@@ -1,7 +1,7 @@
 /* MPI_Op_* calls and MPI_Reduce_local: user operations and the local reduction entry point. */
 #include "core/error.h"
 #include "core/global.h"
-#include "datatype/handle_ints.h"
+#include "comm/comm.h"
 #include "datatype/op_internal.h"
 
 static empi_pool_t op_pool = EMPI_POOL_INITIALIZER(empi_op_t, "op");

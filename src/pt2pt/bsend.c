@@ -61,7 +61,9 @@ static int block_space(size_t need, char **where, bsend_block_t ***link)
         }
         if (!*p)
             return 0;
-        cursor = (*p)->start + (*p)->span;
+        /* Later blocks start 16-byte aligned (relative to the buffer) so payload copies stay fast;
+           the first block starts at the base so exactly size+overhead bytes always suffice. */
+        cursor = buf.base + ALIGN16((size_t)((*p)->start + (*p)->span - buf.base));
     }
 }
 
@@ -70,7 +72,7 @@ static int bsend(const char *fn, const void *data, MPI_Count count, empi_datatyp
                  empi_comm_t *c)
 {
     size_t bytes = (size_t)(count * dt->size);
-    size_t need = ALIGN16(bytes) + MPI_BSEND_OVERHEAD;
+    size_t need = bytes + MPI_BSEND_OVERHEAD;
     reclaim();
     if (!buf.attached)
         return empi_err_comm(c, MPI_ERR_BUFFER, "%s: no buffer is attached (MPI_Buffer_attach)", fn);

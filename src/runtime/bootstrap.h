@@ -16,6 +16,11 @@ typedef struct empi_boot_info {
     int is_singleton;            /* 1 when started without mpiexec */
 } empi_boot_info_t;
 
+/* Not thread-safe: meant for MPI init/finalize/abort paths.
+ * empi_boot_get returns -1 when the value is larger than maxlen, but still stores
+ * its size in *len (so a caller can ask with maxlen 0, then allocate).
+ * A rank sees its own puts at once; other ranks' puts after the next fence. */
+
 /* Largest value one put may carry, and longest key (without the NUL). */
 #define EMPI_BOOT_MAX_VALUE (64 * 1024)
 #define EMPI_BOOT_MAX_KEY 255

@@ -69,7 +69,9 @@ int main(int argc, char **argv) {
   int *ub = get(MPI_COMM_WORLD, MPI_TAG_UB, &flag);
   CHECK(flag && *ub >= 32767, "MPI_TAG_UB flag %d value %d", flag, flag ? *ub : -1);
   int *wg = get(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &flag);
-  if (flag) CHECK(*wg == 0 || *wg == 1, "MPI_WTIME_IS_GLOBAL value %d", *wg);
+  /* Predefined on COMM_WORLD: present, boolean-valued. */
+  CHECK(flag && (*wg == 0 || *wg == 1), "MPI_WTIME_IS_GLOBAL flag %d value %d", flag,
+        flag ? *wg : -1);
   /* MPI_APPNUM and MPI_UNIVERSE_SIZE may be absent; when present they must be sensible. */
   int *app = get(MPI_COMM_WORLD, MPI_APPNUM, &flag);
   if (flag) CHECK(*app >= 0, "MPI_APPNUM %d", *app);

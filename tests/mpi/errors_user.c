@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   int cls = -1, code1 = -1, code2 = -1, c = -1, len = -1, flag = 0;
   char str[MPI_MAX_ERROR_STRING];
   CHECK_MPI(MPI_Add_error_class(&cls));
-  CHECK(cls > MPI_ERR_LASTCODE, "user class %d not above MPI_ERR_LASTCODE", cls);
+  CHECK(cls >= MPI_ERR_LASTCODE, "user class %d below MPI_ERR_LASTCODE", cls);
   CHECK_MPI(MPI_Add_error_code(cls, &code1));
   CHECK_MPI(MPI_Add_error_code(cls, &code2));
   CHECK(code1 != code2 && code1 != cls, "codes %d %d class %d not distinct", code1, code2, cls);

@@ -1,8 +1,9 @@
 /*
  * Two-process stress test of the shm ring: a forked producer pushes millions of variable-size packets
  * (sequence number + bytes derived from it) through a small ring while the consumer checks length,
- * order and every byte. Run with an argument to change the packet count.
+ * order and every byte; then the same with two threads. Argument: packet count.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -79,6 +80,32 @@ static void consume(void *shared, size_t ring_bytes, uint64_t count)
     free(want);
 }
 
+typedef struct producer_args {
+    void *shared;
+    size_t ring_bytes;
+    uint64_t count;
+} producer_args_t;
+
+static void *producer_thread(void *arg)
+{
+    producer_args_t *a = arg;
+    produce(a->shared, a->ring_bytes, a->count);
+    return NULL;
+}
+
+/* Threads instead of processes: lets ThreadSanitizer check the ring's memory ordering. */
+static void run_threads(size_t ring_bytes, uint64_t count)
+{
+    void *shared = ring_shared_alloc(empi_ring_shared_bytes(ring_bytes));
+    UCHECK(shared, "mmap");
+    producer_args_t args = {shared, ring_bytes, count};
+    pthread_t producer;
+    UCHECK(pthread_create(&producer, NULL, producer_thread, &args) == 0, "pthread_create");
+    consume(shared, ring_bytes, count);
+    pthread_join(producer, NULL);
+    munmap(shared, empi_ring_shared_bytes(ring_bytes));
+}
+
 static void run(size_t ring_bytes, uint64_t count)
 {
     void *shared = ring_shared_alloc(empi_ring_shared_bytes(ring_bytes));
@@ -101,6 +128,7 @@ int main(int argc, char **argv)
     uint64_t count = argc > 1 ? strtoull(argv[1], NULL, 0) : 3000000;
     run(EMPI_RING_MIN_BYTES, count);
     run(64 * 1024, count);
+    run_threads(EMPI_RING_MIN_BYTES, count / 4);
     printf("ring_stress_test: ok (%llu packets per ring size)\n", (unsigned long long)count);
     return 0;
 }

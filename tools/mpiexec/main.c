@@ -63,10 +63,10 @@ static char *resolve_program(const char *name)
         path = "/usr/local/bin:/usr/bin:/bin";
     while (*path) {
         size_t n = strcspn(path, ":");
-        char *cand = malloc(n + strlen(name) + 2);
-        snprintf(cand, n + strlen(name) + 2, "%.*s/%s", (int)n, n ? path : ".", name);
-        if (n == 0)
-            snprintf(cand, strlen(name) + 3, "./%s", name);
+        size_t size = n + strlen(name) + 3;
+        char *cand = malloc(size);
+        /* An empty PATH element means the current directory. */
+        snprintf(cand, size, "%.*s/%s", n ? (int)n : 1, n ? path : ".", name);
         if (is_executable_file(cand))
             return cand;
         free(cand);
@@ -242,11 +242,14 @@ int main(int argc, char **argv)
     mpiexec_options_t opts;
     ensure_std_fds();
     int prc = options_parse(argc, argv, &opts);
-    if (prc != 0)
+    if (prc != 0) {
+        options_free(&opts);
         return prc > 0 ? 0 : 1;
+    }
     char *program = resolve_program(opts.argv[0]);
     if (!program) {
         fprintf(stderr, "mpiexec: cannot find executable '%s'\n", opts.argv[0]);
+        options_free(&opts);
         return 127;
     }
 
@@ -314,5 +317,14 @@ int main(int argc, char **argv)
     stdin_close();
     server_close();
     cleanup_job_files(jobid, socket_path);
+    for (int r = 0; r < job.nprocs; r++) {
+        free(job.ranks[r].out.data);
+        free(job.ranks[r].err.data);
+    }
+    free(job.ranks);
+    free(program);
+    options_free(&opts);
+    output_release();
+    close(sfd);
     return job.exit_code;
 }

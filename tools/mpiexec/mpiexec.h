@@ -23,6 +23,7 @@ typedef struct mpiexec_options {
 
 /* 0: run the job; 1: help/version printed, exit 0; -1: usage error reported. */
 int options_parse(int argc, char **argv, mpiexec_options_t *opts);
+void options_free(mpiexec_options_t *opts);
 
 /* ---- output.c ---- */
 typedef struct line_buffer {
@@ -35,6 +36,7 @@ void output_set_tagging(int on);
  * pipe is open, 0 at EOF (the partial tail has been flushed). */
 int output_pump(int fd, line_buffer_t *lb, int rank, int dest);
 void output_flush_tail(line_buffer_t *lb, int rank, int dest);
+void output_release(void);
 
 /* ---- spawn.c ---- */
 typedef struct spawn_context {

@@ -233,3 +233,12 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
     o->argv = argv + i;
     return 0;
 }
+
+void options_free(mpiexec_options_t *o)
+{
+    for (int i = 0; i < o->nenv; i++)
+        free(o->env[i]);
+    free(o->env);
+    o->env = NULL;
+    o->nenv = 0;
+}

@@ -120,3 +120,10 @@ int output_pump(int fd, line_buffer_t *lb, int rank, int dest)
     lb->len -= complete;
     return 1;
 }
+
+void output_release(void)
+{
+    free(scratch);
+    scratch = NULL;
+    scratch_cap = 0;
+}

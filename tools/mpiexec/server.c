@@ -114,6 +114,14 @@ static void drop_connection(int i)
     c->in_len = c->in_cap = 0;
 }
 
+/* A failed or timed-out send leaves the stream unusable: drop the connection. The
+ * rank then fails in the bootstrap and its exit ends the job. */
+static void reply(int i, uint32_t type, const void *payload, size_t len)
+{
+    if (send_msg(conns[i].fd, type, payload, len) != 0)
+        drop_connection(i);
+}
+
 static void reject(int i, const char *why)
 {
     send_msg(conns[i].fd, EMPI_BOOT_REJECT, why, strlen(why));
@@ -163,10 +171,10 @@ static void handle_hello(int i, const unsigned char *p, uint32_t len)
 
     /* One host for now: every rank lives on node 0. */
     size_t n = 1 + (size_t)world_size;
-    uint32_t *reply = calloc(n, sizeof *reply);
-    reply[0] = (uint32_t)world_size;
-    send_msg(conns[i].fd, EMPI_BOOT_HELLO_OK, reply, n * sizeof *reply);
-    free(reply);
+    uint32_t *node_map = calloc(n, sizeof *node_map);
+    node_map[0] = (uint32_t)world_size;
+    reply(i, EMPI_BOOT_HELLO_OK, node_map, n * sizeof *node_map);
+    free(node_map);
     job_rank_connected((int)rank);
 }
 
@@ -188,7 +196,7 @@ static void complete_fence(void)
         free(fence[r].puts);
         fence[r] = (fence_slot_t){ 0 };
         if (conn_of_rank[r] >= 0)
-            send_msg(conns[conn_of_rank[r]].fd, EMPI_BOOT_FENCE_DONE, blob, total);
+            reply(conn_of_rank[r], EMPI_BOOT_FENCE_DONE, blob, total);
     }
     free(blob);
     fence_arrivals = 0;
@@ -236,7 +244,7 @@ static void handle_message(int i, uint32_t type, const unsigned char *p, uint32_
     }
     case EMPI_BOOT_FINALIZE:
         job_rank_finalized(rank);
-        send_msg(conns[i].fd, EMPI_BOOT_FINALIZE_OK, NULL, 0);
+        reply(i, EMPI_BOOT_FINALIZE_OK, NULL, 0);
         break;
     default:
         job_end(1, "rank %d sent an unknown bootstrap message (%u); ending the job", rank,
@@ -324,4 +332,13 @@ void server_close(void)
     if (listen_fd >= 0)
         close(listen_fd);
     listen_fd = -1;
+    for (int r = 0; fence && r < world_size; r++)
+        free(fence[r].puts);
+    free(fence);
+    free(conns);
+    free(conn_of_rank);
+    fence = NULL;
+    conns = NULL;
+    conn_of_rank = NULL;
+    nconns = conns_cap = 0;
 }

@@ -3,6 +3,7 @@
 #include "mpiexec.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,14 @@ static void set_int_env(const char *name, int value)
 /* Runs in the child between fork and exec; mpiexec is single-threaded, so setenv
  * and friends are safe here. */
 static void become_rank(const spawn_context_t *ctx, int rank, int stdin_fd, int out_w,
-                        int err_w)
+                        int err_w, pid_t launcher)
 {
     const mpiexec_options_t *o = ctx->opts;
     setpgid(0, 0);
+    /* Even a SIGKILLed mpiexec must not leave ranks behind. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != launcher)
+        _exit(127); /* it died before the line above took effect */
     if (stdin_fd < 0)
         stdin_fd = open("/dev/null", O_RDONLY);
     if (stdin_fd >= 0 && stdin_fd != 0) {
@@ -69,9 +74,10 @@ int spawn_rank(const spawn_context_t *ctx, int rank, int stdin_fd, rank_proc_t *
         close(out[1]);
         return -1;
     }
+    pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        become_rank(ctx, rank, stdin_fd, out[1], err[1]);
+        become_rank(ctx, rank, stdin_fd, out[1], err[1], launcher);
     close(out[1]);
     close(err[1]);
     if (pid < 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "transport/shm/ring.h"
@@ -53,9 +54,28 @@ static int map_fd(empi_shm_segment_t *seg, int fd)
     return 0;
 }
 
+/*
+ * tmpfs accepts a sparse file larger than its free space and later kills us with SIGBUS on first
+ * touch (Docker gives /dev/shm 64 MiB), so check the room up front and say what to shrink.
+ */
+static int room_for(const empi_shm_segment_t *seg)
+{
+    struct statvfs fs;
+    if (statvfs("/dev/shm", &fs) != 0 || (uint64_t)fs.f_bavail * fs.f_frsize >= seg->bytes)
+        return 1;
+    fprintf(stderr, "EtherMPI: /dev/shm has %llu bytes free but the shared segment needs %zu; lower "
+                    "EMPI_SHM_RING_BUDGET or EMPI_SHM_RING_SIZE, or enlarge /dev/shm\n",
+            (unsigned long long)fs.f_bavail * fs.f_frsize, seg->bytes);
+    return 0;
+}
+
 /* Local rank 0: a fresh, zero-filled segment with the geometry written in. */
 static int create_segment(empi_shm_segment_t *seg)
 {
+    if (!room_for(seg)) {
+        errno = ENOSPC;
+        return -1;
+    }
     int fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 && errno == EEXIST) {
         /* Left over by a crashed earlier incarnation of this job id: ours to replace. */

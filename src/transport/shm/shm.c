@@ -87,6 +87,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     int me = boot->local_rank;
     for (int l = 0, n = 0; l < local_size; l++) {
         const empi_shm_slot_t *slot = &shm.seg.hdr->slots[l];
+        if (slot->world_rank < 0 || slot->world_rank >= boot->size)
+            goto fail;
         shm.local_of_world[slot->world_rank] = l;
         shm.cma[l].pid = slot->pid;
         shm.cma[l].usable = shm.cma_mode != 0;
@@ -103,7 +105,6 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     return EMPI_OK;
 
 fail:
-    shm.npeers = local_size - 1;
     shm_finalize();
     return EMPI_ERROR;
 }

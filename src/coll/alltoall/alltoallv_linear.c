@@ -1,0 +1,32 @@
+/*
+ * Alltoallv, linear: all sends and receives posted at once.
+ * Cost: (p-1) alpha + (sum of own blocks) beta, everything in flight together.
+ */
+#include "coll/alltoall/alltoall_common.h"
+
+EMPI_ALG(empi_alltoallv_linear)
+{
+    int p = s->comm->size, rank = s->comm->rank;
+    const char *sbuf = a->sbuf;
+    const MPI_Count *sc = a->scounts;
+    const MPI_Aint *sd = a->sdispls;
+    empi_datatype_t *sdt = a->sdt;
+    if (a->in_place) {
+        if (!(sbuf = empi_a2a_inplace(s, a, 0)))
+            return MPI_ERR_NO_MEM;
+        sc = a->rcounts;
+        sd = a->rdispls;
+        sdt = a->rdt;
+    }
+    for (int k = 1; k < p; k++) {
+        int src = (rank - k + p) % p;
+        EMPI_TRY(empi_sched_recv(s, empi_coll_off(a->rbuf, a->rdispls[src], a->rdt), a->rcounts[src], a->rdt, src));
+    }
+    for (int k = 1; k < p; k++) {
+        int dst = (rank + k) % p;
+        EMPI_TRY(empi_sched_send(s, empi_coll_off(sbuf, sd[dst], sdt), sc[dst], sdt, dst));
+    }
+    EMPI_TRY(empi_sched_copy(s, empi_coll_off(sbuf, sd[rank], sdt), sc[rank], sdt,
+                             empi_coll_off(a->rbuf, a->rdispls[rank], a->rdt), a->rcounts[rank], a->rdt));
+    return empi_sched_fence(s);
+}

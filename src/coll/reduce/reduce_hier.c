@@ -1,0 +1,62 @@
+/*
+ * Reduce, node-aware hierarchy: reduce to each node's leader (shared memory), reduce among the
+ * leaders to the root's leader, which forwards to the root if it is not the root itself.
+ * Blocking calls with a commutative op; otherwise binomial.
+ * Cost: shared-memory step + reduce over the nodes (+ alpha + n beta to forward).
+ */
+#include <stdlib.h>
+
+#include "coll/hier/coll_hier.h"
+
+int empi_reduce_hier_fast(const empi_coll_args_t *a, int *rc)
+{
+    struct empi_coll_hier *h;
+    if (!empi_hier_ready(a, &h))
+        return 0;
+    (void)empi_coll_next_tag(a->comm);
+    int me = a->comm->rank, root = a->root, rnode = h->node_of[root], rlead = h->leader_of_node[rnode];
+    empi_datatype_t *dt = a->rdt;
+    /* leaders need a buffer for the node result unless they are the root */
+    void *buf = a->rbuf, *tmp = NULL;
+    if (h->node->rank == 0 && me != root) {
+        tmp = malloc((size_t)(a->rcount > 0 ? (a->rcount - 1) * dt->extent + (dt->true_ub - dt->true_lb) : 1));
+        if (!tmp) {
+            *rc = MPI_ERR_NO_MEM;
+            return 1;
+        }
+        buf = (char *)tmp - dt->true_lb;
+    }
+    empi_coll_args_t r = *a;
+    r.comm = h->node;
+    r.root = 0;
+    r.rbuf = buf;
+    if (a->in_place && h->node->rank != 0) {
+        r.in_place = 0;     /* the root, not its node's leader: its data in rbuf is the send buffer */
+        r.sbuf = a->rbuf;
+    }
+    *rc = empi_coll_run_blocking(&r);
+    if (*rc == MPI_SUCCESS && h->leaders) {
+        empi_coll_args_t l = *a;
+        l.comm = h->leaders;
+        l.root = rnode;
+        l.in_place = h->leaders->rank == rnode;
+        l.sbuf = l.in_place ? NULL : buf;
+        l.rbuf = buf;
+        *rc = empi_coll_run_blocking(&l);
+    }
+    if (*rc == MPI_SUCCESS && rlead != root) {
+        uint32_t ctx = EMPI_COLL_CONTEXT(a->comm);
+        int tag = empi_coll_next_tag(a->comm);
+        if (me == rlead)
+            *rc = empi_send(buf, a->rcount, dt, root, tag, a->comm, ctx);
+        else if (me == root)
+            *rc = empi_recv(a->rbuf, a->rcount, dt, rlead, tag, a->comm, ctx, MPI_STATUS_IGNORE);
+    } else {
+        (void)empi_coll_next_tag(a->comm);
+    }
+    free(tmp);
+    return 1;
+}
+
+/* Schedule form (nonblocking calls, or when the hierarchy does not apply): the flat algorithm. */
+EMPI_ALG(empi_reduce_hier) { return empi_reduce_binomial(s, a); }

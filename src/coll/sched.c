@@ -1,0 +1,499 @@
+/*
+ * The schedule engine. A schedule is a flat array of operations split into rounds by fences.
+ * Running a round starts every send and receive in it and performs its local steps (reductions,
+ * copies) in order; the round is over when every request and poll in it has completed, and the
+ * next round starts. State is explicit (position of the running round, its end, what is pending),
+ * so the same schedule is run to completion by a blocking call, advanced a little at a time by
+ * the progress engine for nonblocking calls, and restarted for persistent ones.
+ */
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "pt2pt/pt2pt.h"
+
+/* ---------------------------------------------------------------- building */
+
+void empi_sched_init(empi_sched_t *s, empi_comm_t *comm)
+{
+    memset(s, 0, offsetof(empi_sched_t, inline_ops));
+    s->ops = s->inline_ops;
+    s->cap = EMPI_SCHED_INLINE_OPS;
+    s->comm = comm;
+    s->tag = empi_coll_next_tag(comm);
+}
+
+empi_sched_t *empi_sched_new(empi_comm_t *comm)
+{
+    empi_sched_t *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    empi_sched_init(s, comm);
+    s->heap = 1;
+    empi_comm_retain(comm);
+    s->holds_comm = 1;
+    return s;
+}
+
+int empi_sched_hold(empi_sched_t *s, empi_datatype_t *dt)
+{
+    if (!dt || dt->predefined)
+        return MPI_SUCCESS;
+    if ((s->nheld & (s->nheld - 1)) == 0) {
+        empi_datatype_t **h = realloc(s->held, (size_t)(s->nheld ? s->nheld * 2 : 1) * sizeof *h);
+        if (!h)
+            return MPI_ERR_NO_MEM;
+        s->held = h;
+    }
+    empi_datatype_retain(dt);
+    s->held[s->nheld++] = dt;
+    return MPI_SUCCESS;
+}
+
+void empi_sched_free(empi_sched_t *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++)
+        if (s->ops[i].req)
+            empi_wait_release(s->ops[i].req, NULL);
+    if (s->cleanup)
+        s->cleanup(s);
+    for (int i = 0; i < s->ntmp; i++)
+        free(s->tmp[i]);
+    free(s->tmp);
+    if (s->ops != s->inline_ops)
+        free(s->ops);
+    for (int i = 0; i < s->nheld; i++)
+        empi_datatype_release(s->held[i]);
+    free(s->held);
+    if (s->holds_comm)
+        empi_comm_release(s->comm);
+    if (s->heap)
+        free(s);
+}
+
+static empi_sop_t *push(empi_sched_t *s, int kind)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap * 2;
+        empi_sop_t *ops = malloc((size_t)cap * sizeof *ops);
+        if (!ops)
+            return NULL;
+        memcpy(ops, s->ops, (size_t)s->n * sizeof *ops);
+        if (s->ops != s->inline_ops)
+            free(s->ops);
+        s->ops = ops;
+        s->cap = cap;
+    }
+    empi_sop_t *op = &s->ops[s->n++];
+    memset(op, 0, sizeof *op);
+    op->kind = (uint8_t)kind;
+    return op;
+}
+
+int empi_sched_send(empi_sched_t *s, const void *buf, MPI_Count count, empi_datatype_t *dt, int peer)
+{
+    empi_sop_t *op = push(s, EMPI_SOP_SEND);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->src = buf;
+    op->count = count;
+    op->dt = dt;
+    op->peer = peer;
+    return MPI_SUCCESS;
+}
+
+int empi_sched_recv(empi_sched_t *s, void *buf, MPI_Count count, empi_datatype_t *dt, int peer)
+{
+    empi_sop_t *op = push(s, EMPI_SOP_RECV);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->dst = buf;
+    op->count = count;
+    op->dt = dt;
+    op->peer = peer;
+    return MPI_SUCCESS;
+}
+
+int empi_sched_reduce(empi_sched_t *s, const void *in, void *inout, MPI_Count count, empi_datatype_t *dt,
+                      empi_op_t *op_)
+{
+    if (count == 0)
+        return MPI_SUCCESS;
+    empi_sop_t *op = push(s, EMPI_SOP_REDUCE);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->src = in;
+    op->dst = inout;
+    op->count = count;
+    op->dt = dt;
+    op->op = op_;
+    return MPI_SUCCESS;
+}
+
+int empi_sched_copy(empi_sched_t *s, const void *src, MPI_Count scount, empi_datatype_t *sdt, void *dst,
+                    MPI_Count rcount, empi_datatype_t *rdt)
+{
+    if (scount == 0 || rcount == 0)
+        return MPI_SUCCESS;
+    empi_sop_t *op = push(s, EMPI_SOP_COPY);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->src = src;
+    op->count = scount;
+    op->dt = sdt;
+    op->dst = dst;
+    op->rcount = rcount;
+    op->rdt = rdt;
+    return MPI_SUCCESS;
+}
+
+int empi_sched_poll(empi_sched_t *s, empi_sched_poll_fn fn, void *arg)
+{
+    empi_sop_t *op = push(s, EMPI_SOP_POLL);
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->fn = fn;
+    op->arg = arg;
+    return MPI_SUCCESS;
+}
+
+int empi_sched_fence(empi_sched_t *s)
+{
+    if (s->n == 0 || s->ops[s->n - 1].kind == EMPI_SOP_FENCE)
+        return MPI_SUCCESS;
+    return push(s, EMPI_SOP_FENCE) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+void *empi_sched_tmp(empi_sched_t *s, size_t bytes)
+{
+    if (s->ntmp == s->tmpcap) {
+        int cap = s->tmpcap ? s->tmpcap * 2 : 4;
+        void **t = realloc(s->tmp, (size_t)cap * sizeof *t);
+        if (!t)
+            return NULL;
+        s->tmp = t;
+        s->tmpcap = cap;
+    }
+    void *p = malloc(bytes ? bytes : 1);
+    if (p)
+        s->tmp[s->ntmp++] = p;
+    return p;
+}
+
+void *empi_sched_tmp_dt(empi_sched_t *s, MPI_Count count, const empi_datatype_t *dt)
+{
+    if (count <= 0)
+        return empi_sched_tmp(s, 16);
+    MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
+    size_t span = (size_t)((count - 1) * ext + (dt->true_ub - dt->true_lb));
+    MPI_Aint shift = dt->extent < 0 ? (count - 1) * dt->extent : 0;
+    char *base = empi_sched_tmp(s, span);
+    return base ? base - dt->true_lb - shift : NULL;
+}
+
+/* ---------------------------------------------------------------- copying */
+
+void empi_coll_copy(const void *src, MPI_Count scount, const empi_datatype_t *sdt, void *dst, MPI_Count rcount,
+                    const empi_datatype_t *rdt)
+{
+    MPI_Count sb = scount * sdt->size, rb = rcount * rdt->size;
+    MPI_Count bytes = sb < rb ? sb : rb;
+    if (bytes <= 0)
+        return;
+    if (sdt->is_contig && rdt->is_contig) {
+        const char *from = (const char *)src + sdt->true_lb;
+        char *to = (char *)dst + rdt->true_lb;
+        if (from != to)
+            memmove(to, from, (size_t)bytes);
+    } else if (sdt->is_contig) {
+        empi_dt_unpack(dst, rcount, rdt, 0, (const char *)src + sdt->true_lb, bytes);
+    } else if (rdt->is_contig) {
+        empi_dt_pack(src, scount, sdt, 0, (char *)dst + rdt->true_lb, bytes);
+    } else {
+        char chunk[16384];
+        for (MPI_Count off = 0; off < bytes; off += (MPI_Count)sizeof chunk) {
+            MPI_Count len = bytes - off < (MPI_Count)sizeof chunk ? bytes - off : (MPI_Count)sizeof chunk;
+            empi_dt_pack(src, scount, sdt, off, chunk, len);
+            empi_dt_unpack(dst, rcount, rdt, off, chunk, len);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- running */
+
+static void issue(empi_sched_t *s, empi_sop_t *op)
+{
+    int rc = MPI_SUCCESS;
+    uint32_t ctx = EMPI_COLL_CONTEXT(s->comm);
+    switch (op->kind) {
+    case EMPI_SOP_SEND:
+        rc = empi_isend(op->src, op->count, op->dt, op->peer, s->tag, s->comm, ctx, EMPI_MODE_STANDARD, &op->req);
+        op->pending = rc == MPI_SUCCESS;
+        break;
+    case EMPI_SOP_RECV:
+        rc = empi_irecv(op->dst, op->count, op->dt, op->peer, s->tag, s->comm, ctx, &op->req);
+        op->pending = rc == MPI_SUCCESS;
+        break;
+    case EMPI_SOP_REDUCE:
+        rc = empi_op_apply(op->op, op->src, op->dst, op->count, op->dt);
+        break;
+    case EMPI_SOP_COPY:
+        empi_coll_copy(op->src, op->count, op->dt, op->dst, op->rcount, op->rdt);
+        break;
+    case EMPI_SOP_POLL: {
+        int r = op->fn(s, op->arg);
+        if (r < 0)
+            rc = -r;
+        else
+            op->pending = r == 0;
+        break;
+    }
+    default:
+        break;
+    }
+    if (rc != MPI_SUCCESS && s->err == MPI_SUCCESS)
+        s->err = rc;
+}
+
+/* Advance as far as possible without waiting; returns the number of steps made. */
+static int advance(empi_sched_t *s)
+{
+    int events = 0;
+    while (!s->done) {
+        if (!s->issued) {
+            int i = s->pos;
+            for (; i < s->n && s->ops[i].kind != EMPI_SOP_FENCE; i++)
+                issue(s, &s->ops[i]);
+            s->end = i;
+            s->issued = 1;
+            events++;
+        }
+        int pending = 0;
+        for (int i = s->pos; i < s->end; i++) {
+            empi_sop_t *op = &s->ops[i];
+            if (!op->pending)
+                continue;
+            if (op->req) {
+                if (!op->req->complete) {
+                    pending++;
+                    continue;
+                }
+                int rc = op->req->status.MPI_ERROR;
+                if (rc != MPI_SUCCESS && s->err == MPI_SUCCESS)
+                    s->err = rc;
+                empi_request_release(op->req);
+                op->req = NULL;
+                op->pending = 0;
+                events++;
+            } else {
+                int r = op->fn(s, op->arg);
+                if (r == 0) {
+                    pending++;
+                    continue;
+                }
+                if (r < 0 && s->err == MPI_SUCCESS)
+                    s->err = -r;
+                op->pending = 0;
+                events++;
+            }
+        }
+        if (pending)
+            break;
+        s->pos = s->end + 1;
+        s->issued = 0;
+        if (s->pos >= s->n)
+            s->done = 1;
+    }
+    return events;
+}
+
+int empi_sched_run(empi_sched_t *s)
+{
+    if (s->n == 0)
+        return MPI_SUCCESS;
+    int idle = 0;
+    for (;;) {
+        int ev = advance(s);
+        if (s->done)
+            break;
+        ev += empi_progress_poll();
+        if (ev == 0) {
+            /* oversubscribed: the rank we wait for may need our core; give it at once */
+            if (empi_g.oversubscribed && !empi_g.thread_multiple)
+                sched_yield();
+            else
+                empi_progress_idle(&idle);
+        } else {
+            idle = 0;
+        }
+    }
+    return s->err;
+}
+
+/* ---------------------------------------------------------------- requests and progress */
+
+static empi_sched_t *active_head;
+static int hook_added;
+static int in_hook;
+
+static void list_add(empi_sched_t *s)
+{
+    if (s->active)
+        return;
+    s->active = 1;
+    s->prev = NULL;
+    s->next = active_head;
+    if (active_head)
+        active_head->prev = s;
+    active_head = s;
+}
+
+static void list_remove(empi_sched_t *s)
+{
+    if (!s->active)
+        return;
+    s->active = 0;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        active_head = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+}
+
+/* Step s and, once it is done, complete its request (which may release it). */
+static int step(empi_sched_t *s)
+{
+    int ev = advance(s);
+    if (s->done && s->active) {
+        list_remove(s);
+        empi_request_t *req = s->req;
+        req->status.MPI_ERROR = s->err;
+        empi_request_set_complete(req);
+        ev++;
+    }
+    return ev;
+}
+
+static int coll_hook(void)
+{
+    if (in_hook || !active_head)
+        return 0;
+    in_hook = 1;
+    int ev = 0;
+    for (empi_sched_t *s = active_head, *next; s; s = next) {
+        next = s->next;
+        ev += step(s);
+    }
+    in_hook = 0;
+    return ev;
+}
+
+static int req_poll(empi_request_t *req)
+{
+    empi_sched_t *s = req->state;
+    if (req->complete || !s->active)
+        return 0;
+    if (in_hook)
+        return 0;
+    in_hook = 1;
+    int ev = step(s);
+    in_hook = 0;
+    return ev;
+}
+
+static void start_sched(empi_sched_t *s)
+{
+    s->pos = 0;
+    s->end = 0;
+    s->issued = 0;
+    s->err = MPI_SUCCESS;
+    s->done = s->n == 0;
+    for (int i = 0; i < s->n; i++)
+        s->ops[i].pending = 0;
+    s->req->complete = 0;
+    empi_status_empty(&s->req->status);
+    if (s->done) {
+        s->req->complete = 1;
+        return;
+    }
+    list_add(s);
+    if (!in_hook) {
+        in_hook = 1;
+        step(s);
+        in_hook = 0;
+    }
+}
+
+static int req_start(empi_request_t *req)
+{
+    empi_sched_t *s = req->state;
+    s->tag = empi_coll_next_tag(s->comm);
+    if (s->restart)
+        s->restart(s);
+    start_sched(s);
+    return MPI_SUCCESS;
+}
+
+static int req_cancel(empi_request_t *req)
+{
+    (void)req;   /* collectives cannot be cancelled: they complete normally */
+    return MPI_SUCCESS;
+}
+
+static void req_destroy(empi_request_t *req)
+{
+    empi_sched_t *s = req->state;
+    if (!s)
+        return;
+    if (s->active) {
+        /* Freed before completion (only through misuse): finish it so peers are not stranded. */
+        in_hook++;
+        while (!s->done) {
+            if (advance(s) == 0)
+                empi_progress_poll();
+        }
+        in_hook--;
+        list_remove(s);
+    }
+    req->state = NULL;
+    empi_sched_free(s);
+}
+
+static const empi_request_ops_t coll_req_ops = {
+    .poll = req_poll,
+    .start = req_start,
+    .cancel = req_cancel,
+    .destroy = req_destroy,
+};
+
+int empi_sched_request(empi_sched_t *s, int persistent, empi_request_t **out)
+{
+    if (!hook_added) {
+        empi_progress_add_hook(coll_hook);
+        hook_added = 1;
+    }
+    empi_request_t *req = empi_request_new(EMPI_REQ_COLL, s->comm);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    req->ops = &coll_req_ops;
+    req->state = s;
+    s->req = req;
+    s->persistent = persistent;
+    if (persistent) {
+        req->persistent = 1;
+        req->active = 0;
+        req->complete = 1;
+    } else {
+        start_sched(s);
+    }
+    *out = req;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,198 @@
+/*
+ * Shared-memory collectives for communicators whose ranks all live on one host.
+ *
+ * One segment per communicator, created at the first shared-memory collective (rank 0 creates
+ * "/empi-<jobid>-coll-<context>", the others map it, it is unlinked as soon as everyone has).
+ * Layout, all cache-line aligned:
+ *   per rank: two "post" lines (one per parity), each {seq, 56 inline data bytes}, and a "done"
+ *             line {seq};
+ *   per parity and rank: a data slot of EMPI_SHM_SLOT bytes.
+ *
+ * Every shared-memory operation takes one epoch e per piece of at most a slot (all ranks count
+ * epochs identically: collectives are called in the same order). Piece e uses parity P = e & 1.
+ *   post[r][P].seq = 2e+1   rank r's input of piece e is in place (or: root's data, for bcast)
+ *   post[r][P].seq = 2e+2   rank r has reduced its slice of piece e (large reductions)
+ *   done[r]        = e      rank r has finished reading everything of piece e
+ * Before writing into parity-P memory for piece e a rank waits until every done >= e - 2, so at
+ * most two pieces are in flight and nobody overwrites data still being read.
+ *
+ * Reductions keep the standard's order for any op: the accumulator starts with the highest rank's
+ * data and folds lower ranks in on the left (acc = d_i op acc), so every rank computes the same
+ * bits. Small pieces are reduced by every rank on its own (no second synchronization); large ones
+ * are cut into p slices reduced in parallel, then copied out.
+ *
+ * This file: segment set-up and the piece driver. The algorithms' steps (explicit state machines
+ * in empi_shm_op_t, polled as one schedule POLL step, so the nonblocking forms use them too) live
+ * with their collectives: barrier/barrier_shm.c, bcast/bcast_shm.c, reduce/reduce_shm.c,
+ * allreduce/allreduce_shm.c, allgather/allgather_shm.c, alltoall/alltoall_shm.c.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll/shm/coll_shm.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/progress.h"
+
+/* ---------------------------------------------------------------- setup */
+
+static int agree(empi_comm_t *comm, int ok)
+{
+    empi_coll_set_t set;
+    empi_comm_set_all_of(comm, &set, empi_coll_next_tag(comm));
+    int v = ok;
+    if (empi_coll_set_allreduce_int(&set, &v, 1, EMPI_COLL_INT_AND) != MPI_SUCCESS)
+        return 0;
+    return v;
+}
+
+struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
+{
+    empi_coll_comm_t *cc = empi_coll_comm(comm);
+    if (!cc || !cc->single_node || cc->shm_failed)
+        return NULL;
+    if (cc->shm)
+        return cc->shm;
+    int p = comm->size;
+    size_t len = (size_t)p * sizeof(shm_rank_t) + 2 * (size_t)p * EMPI_SHM_SLOT;
+    char name[96];
+    snprintf(name, sizeof name, "/empi-%s-coll-%u-%d", empi_g.boot.jobid, (unsigned)comm->context_id,
+             comm->world_ranks[0]);
+    void *base = MAP_FAILED;
+    int ok = 1;
+    if (comm->rank == 0) {
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0) {
+            shm_unlink(name);   /* a leftover of a crashed run with the same name */
+            fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        }
+        if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
+            ok = 0;
+        if (ok && (base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+            ok = 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    ok = agree(comm, ok);   /* rank 0 created it (or everyone gives up) */
+    if (ok && comm->rank != 0) {
+        int fd = shm_open(name, O_RDWR, 0600);
+        if (fd < 0 || (base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+            ok = 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    int all = agree(comm, ok);   /* everyone mapped it: the name can go */
+    if (comm->rank == 0 && (ok || all == 0))
+        shm_unlink(name);
+    if (!all) {
+        if (base != MAP_FAILED)
+            munmap(base, len);
+        cc->shm_failed = 1;
+        return NULL;
+    }
+    struct empi_coll_shm *m = calloc(1, sizeof *m);
+    if (!m) {   /* cannot tell the others any more: keep the mapping, fail hard */
+        empi_fatal(MPI_ERR_NO_MEM, "out of memory setting up shared-memory collectives");
+    }
+    m->base = base;
+    m->len = len;
+    m->p = p;
+    m->me = comm->rank;
+    m->ctl = base;
+    m->slots = (char *)base + (size_t)p * sizeof(shm_rank_t);
+    m->epoch = 1;
+    m->synced = 0;
+    cc->shm = m;
+    return m;
+}
+
+void empi_coll_shm_free(struct empi_coll_shm *m)
+{
+    if (!m)
+        return;
+    munmap(m->base, m->len);
+    free(m);
+}
+
+/* ---------------------------------------------------------------- primitives */
+
+/* ---------------------------------------------------------------- driver */
+
+static void take_epochs(empi_shm_op_t *o)
+{
+    MPI_Count npieces = o->count ? (o->count + o->piece - 1) / o->piece : 1;
+    o->e = o->m->epoch;
+    o->m->epoch += (uint64_t)npieces;
+    o->phase = 0;
+    o->done_elems = 0;
+}
+
+/* a persistent start is a new collective call: fresh epochs */
+static void restart_op(empi_sched_t *s)
+{
+    take_epochs(s->state);
+}
+
+static int drive(empi_shm_op_t *o)
+{
+    struct empi_coll_shm *m = o->m;
+    for (;;) {
+        if (o->phase == 0 && m->completed + 1 < o->e)
+            return 0;   /* an earlier shared-memory collective (nonblocking) has not finished here */
+        o->parity = (int)(o->e & 1);
+        o->cnt = o->count - o->done_elems < o->piece ? o->count - o->done_elems : o->piece;
+        o->len = (size_t)o->cnt * o->esize;
+        o->off0 = (size_t)o->done_elems * o->esize;
+        int r = o->step(o);
+        if (r <= 0)
+            return r;
+        o->done_elems += o->cnt;
+        o->phase = 0;
+        if (o->done_elems >= o->count)
+            return 1;
+        o->e++;
+    }
+}
+
+static int poll_op(empi_sched_t *s, void *arg)
+{
+    (void)s;
+    return drive(arg);
+}
+
+int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *tmpl)
+{
+    _Static_assert(sizeof(empi_shm_op_t) <= sizeof s->state_inline, "empi_shm_op_t fits the schedule");
+    empi_shm_op_t *o = (empi_shm_op_t *)s->state_inline;
+    *o = *tmpl;
+    s->state = o;
+    s->restart = restart_op;
+    if (!s->persistent)   /* persistent: epochs are taken at each start */
+        take_epochs(o);
+    EMPI_TRY(empi_sched_poll(s, poll_op, o));
+    return empi_sched_fence(s);
+}
+
+int empi_shm_run_direct(empi_comm_t *comm, empi_shm_op_t *o)
+{
+    (void)empi_coll_next_tag(comm);   /* the schedule path takes one: stay in step with it */
+    take_epochs(o);
+    int idle = 0;
+    for (;;) {
+        int r = drive(o);
+        if (r)
+            return r < 0 ? -r : MPI_SUCCESS;
+        if (empi_progress_poll() == 0) {
+            if (empi_g.oversubscribed && !empi_g.thread_multiple)
+                sched_yield();
+            else
+                empi_progress_idle(&idle);
+        } else {
+            idle = 0;
+        }
+    }
+}

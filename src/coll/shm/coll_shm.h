@@ -1,0 +1,131 @@
+/*
+ * The shared-memory collective engine (coll_shm.c) as the algorithms see it: segment layout,
+ * epoch primitives and the piece driver. Protocol description at the top of coll_shm.c.
+ */
+#ifndef EMPI_COLL_SHM_H
+#define EMPI_COLL_SHM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/coll_algs.h"
+
+#define EMPI_SHM_SLOT (64 * 1024)
+#define EMPI_SHM_INLINE 56
+
+typedef struct {
+    _Atomic uint64_t seq;
+    char data[EMPI_SHM_INLINE];
+} __attribute__((aligned(64))) shm_line_t;
+
+typedef struct {
+    shm_line_t post[2];
+    struct {
+        _Atomic uint64_t seq;
+        char pad[56];
+    } __attribute__((aligned(64))) done;
+} shm_rank_t;
+
+struct empi_coll_shm {
+    void *base;
+    size_t len;
+    int p, me;
+    shm_rank_t *ctl;
+    char *slots;          /* [2][p][EMPI_SHM_SLOT] */
+    uint64_t epoch;       /* next epoch to hand out */
+    uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
+    uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
+};
+
+static inline char *empi_shm_slot(struct empi_coll_shm *m, int parity, int r)
+{
+    return m->slots + ((size_t)parity * m->p + r) * EMPI_SHM_SLOT;
+}
+
+/* Every rank has finished piece e - 2 (so parity-(e & 1) memory may be written). */
+static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e)
+{
+    if (e <= 2 || m->synced >= e - 2)
+        return 1;
+    uint64_t low = UINT64_MAX;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t d = atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire);
+        if (d < e - 2)
+            return 0;
+        if (d < low)
+            low = d;
+    }
+    m->synced = low;
+    return 1;
+}
+
+static inline int empi_shm_all_posted(struct empi_coll_shm *m, int parity, uint64_t v)
+{
+    for (int i = 0; i < m->p; i++)
+        if (atomic_load_explicit(&m->ctl[i].post[parity].seq, memory_order_acquire) < v)
+            return 0;
+    return 1;
+}
+
+static inline int empi_shm_posted(struct empi_coll_shm *m, int r, int parity, uint64_t v)
+{
+    return atomic_load_explicit(&m->ctl[r].post[parity].seq, memory_order_acquire) >= v;
+}
+
+static inline void empi_shm_post(struct empi_coll_shm *m, int parity, uint64_t v)
+{
+    atomic_store_explicit(&m->ctl[m->me].post[parity].seq, v, memory_order_release);
+}
+
+/* This rank has finished piece e; `all_synced`: every rank is known to have finished e - 1. */
+static inline void empi_shm_set_done(struct empi_coll_shm *m, uint64_t e, int all_synced)
+{
+    atomic_store_explicit(&m->ctl[m->me].done.seq, e, memory_order_release);
+    m->completed = e;
+    if (all_synced && m->synced < e - 1)
+        m->synced = e - 1;
+}
+
+/* Where rank r's data of a piece of `len` bytes lives: inline in its post line when it fits. */
+static inline char *empi_shm_data(struct empi_coll_shm *m, int parity, int r, size_t len)
+{
+    return len <= EMPI_SHM_INLINE ? m->ctl[r].post[parity].data : empi_shm_slot(m, parity, r);
+}
+
+/*
+ * One operation: `count` elements of `esize` bytes cut into pieces of `piece` elements, one epoch
+ * each. The driver computes the current piece (e, parity, cnt, len, off0) and calls `step`
+ * until it returns 1 (piece finished; it must have called empi_shm_set_done), 0 (waiting) or
+ * -class (error); phase is reset to 0 for every piece.
+ */
+typedef struct empi_shm_op empi_shm_op_t;
+struct empi_shm_op {
+    int (*step)(empi_shm_op_t *o);
+    struct empi_coll_shm *m;
+    int phase;
+    int root;
+    uint64_t e;              /* epoch of the current piece */
+    int parity;
+    MPI_Count piece, count, done_elems;
+    MPI_Count cnt;           /* elements in the current piece */
+    size_t len, off0;        /* its bytes, and its byte offset in the message */
+    const char *sbuf;        /* contiguous bytes (true_lb applied) */
+    char *rbuf;
+    empi_datatype_t *dt;
+    empi_op_t *op;
+    size_t esize;
+    size_t nb;               /* block bytes (alltoall, allgather) */
+    int all;                 /* reductions: every rank gets the result (allreduce) */
+};
+
+/* Queue o (copied) as the schedule's shared-memory step. */
+int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *o);
+/* Run o to completion now (blocking fast paths); returns an MPI error class. */
+int empi_shm_run_direct(empi_comm_t *comm, empi_shm_op_t *o);
+
+/* The reduction step shared by reduce and allreduce (reduce/reduce_shm.c). */
+int empi_shm_reduce_step(empi_shm_op_t *o);
+#define EMPI_SHM_SMALL_REDUCE 2048   /* pieces up to this many bytes: every rank folds all */
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * Communicator objects: MPI_COMM_WORLD and MPI_COMM_SELF are static objects built at MPI_Init,
+ * the rest come from a pool. A communicator is immutable after creation except for its name,
+ * error handler, hints and attributes; it is reference counted so pending requests can keep it
+ * alive past MPI_Comm_free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/comm.h"
+#include "core/attr.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+
+empi_comm_t empi_comm_world, empi_comm_self;
+
+static empi_pool_t comm_pool = EMPI_POOL_INITIALIZER(empi_comm_t, "comm");
+static int attrs_finalized;
+
+empi_comm_t *empi_comm_get(MPI_Comm h)
+{
+    empi_comm_t *c;
+    if (h == MPI_COMM_WORLD)
+        c = &empi_comm_world;
+    else if (h == MPI_COMM_SELF)
+        c = &empi_comm_self;
+    else if (empi_handle_is_predefined(h))
+        return NULL;
+    else
+        c = (empi_comm_t *)h;
+    return c->obj.magic == EMPI_MAGIC_COMM ? c : NULL;
+}
+
+int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out)
+{
+    *out = empi_comm_get(h);
+    if (EMPI_LIKELY(*out != NULL))
+        return MPI_SUCCESS;
+    if (h == MPI_COMM_NULL)
+        return empi_err_noobj(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", fname);
+    if (!empi_is_initialized() && (h == MPI_COMM_WORLD || h == MPI_COMM_SELF))
+        return empi_err_noobj(MPI_ERR_COMM, "%s: MPI is not initialized", fname);
+    return empi_err_noobj(MPI_ERR_COMM, "%s: invalid communicator %p (freed or never created)", fname, (void *)h);
+}
+
+int empi_comm_rank_of_world(const empi_comm_t *comm, int world_rank)
+{
+    if (comm == &empi_comm_world)
+        return world_rank >= 0 && world_rank < comm->size ? world_rank : MPI_UNDEFINED;
+    return empi_group_rank_of_world(comm->group, world_rank);
+}
+
+void empi_comm_retain(empi_comm_t *comm)
+{
+    __atomic_add_fetch(&comm->obj.refcount, 1, __ATOMIC_RELAXED);
+}
+
+/* Everything a communicator holds, for both pooled and predefined ones. */
+static void release_contents(empi_comm_t *c)
+{
+    if (c->coll_cache && c->coll_cache_free)
+        c->coll_cache_free(c->coll_cache);
+    c->coll_cache = NULL;
+    empi_group_release(c->group);
+    c->group = NULL;
+    c->world_ranks = NULL;
+    empi_errhandler_release(c->errhandler);
+    c->errhandler = NULL;
+    empi_info_release(c->info);
+    c->info = NULL;
+}
+
+void empi_comm_release(empi_comm_t *comm)
+{
+    if (comm == &empi_comm_world || comm == &empi_comm_self)
+        return;
+    if (__atomic_sub_fetch(&comm->obj.refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    empi_lock();
+    release_contents(comm);
+    empi_pool_free(&comm_pool, comm);
+    empi_unlock();
+}
+
+/* Fill a communicator over `group` (this process a member) with an agreed context id. */
+static void setup(empi_comm_t *c, empi_group_t *group, uint32_t context_id, empi_errhandler_t *eh)
+{
+    c->obj.magic = EMPI_MAGIC_COMM;
+    c->obj.refcount = 1;
+    c->context_id = context_id;
+    c->group = group;
+    c->rank = group->rank;
+    c->size = group->size;
+    c->world_ranks = group->world_ranks;
+    empi_errhandler_retain(eh);
+    c->errhandler = eh;
+}
+
+int empi_comm_build(empi_comm_t *parent, empi_group_t *group, uint32_t context_id, empi_comm_t **out)
+{
+    empi_comm_t *c = empi_pool_alloc(&comm_pool);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    empi_group_retain(group);
+    /* A new communicator starts with its parent's error handler, as the standard says. */
+    setup(c, group, context_id, parent->errhandler);
+    c->handle = (MPI_Comm)c;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag)
+{
+    *set = (empi_coll_set_t){comm, tag, comm->size, comm->rank, NULL};
+}
+
+int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out)
+{
+    empi_coll_set_t set;
+    empi_comm_set_all_of(parent, &set, EMPI_COMM_CREATE_TAG);
+    uint32_t context_id;
+    int rc = empi_comm_agree_context(&set, &context_id);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return empi_comm_build(parent, group, context_id, out);
+}
+
+/* ---- init / finalize ---- */
+
+static void set_world_attrs(void)
+{
+    empi_world_attrs.tag_ub = EMPI_TAG_UB;
+    empi_world_attrs.host = MPI_PROC_NULL;
+    empi_world_attrs.io = MPI_ANY_SOURCE;   /* every process can do I/O */
+    empi_world_attrs.wtime_is_global = 0;
+    empi_world_attrs.appnum = empi_g.boot.appnum;
+    empi_world_attrs.has_appnum = empi_g.boot.appnum >= 0;
+    empi_world_attrs.universe_size = empi_g.boot.universe_size > 0 ? empi_g.boot.universe_size : empi_g.boot.size;
+    empi_world_attrs.has_universe_size = 1;
+}
+
+int empi_comm_init(void)
+{
+    int n = empi_g.boot.size, me = empi_g.boot.rank;
+    int *ranks = malloc((size_t)n * sizeof *ranks);
+    if (!ranks)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    empi_group_t *world_group = empi_group_new(n, ranks);
+    empi_group_t *self_group = empi_group_new(1, &me);
+    free(ranks);
+    if (!world_group || !self_group)
+        return MPI_ERR_NO_MEM;
+
+    memset(&empi_comm_world, 0, sizeof empi_comm_world);
+    setup(&empi_comm_world, world_group, 0, &empi_errhandler_fatal);
+    empi_comm_world.handle = MPI_COMM_WORLD;
+    strcpy(empi_comm_world.name, "MPI_COMM_WORLD");
+
+    memset(&empi_comm_self, 0, sizeof empi_comm_self);
+    setup(&empi_comm_self, self_group, 2, &empi_errhandler_fatal);
+    empi_comm_self.handle = MPI_COMM_SELF;
+    strcpy(empi_comm_self.name, "MPI_COMM_SELF");
+
+    set_world_attrs();
+    attrs_finalized = 0;
+    return MPI_SUCCESS;
+}
+
+int empi_comm_finalize_attrs(void)
+{
+    if (attrs_finalized)
+        return MPI_SUCCESS;
+    attrs_finalized = 1;
+    /* MPI_COMM_SELF first, as if freed at the very start of MPI_Finalize. */
+    int rc = empi_attr_delete_all(EMPI_ATTR_COMM, MPI_COMM_SELF, &empi_comm_self.attrs);
+    int rc_world = empi_attr_delete_all(EMPI_ATTR_COMM, MPI_COMM_WORLD, &empi_comm_world.attrs);
+    return rc != MPI_SUCCESS ? rc : rc_world;
+}
+
+void empi_comm_finalize(void)
+{
+    empi_comm_finalize_attrs();
+    release_contents(&empi_comm_world);
+    release_contents(&empi_comm_self);
+    /* After MPI_Finalize the predefined handles read as invalid. */
+    empi_comm_world.obj.magic = EMPI_MAGIC_FREED;
+    empi_comm_self.obj.magic = EMPI_MAGIC_FREED;
+}

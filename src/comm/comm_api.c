@@ -1,0 +1,254 @@
+/* Local communicator queries and settings, MPI_Comm_free, MPI_Comm_dup. */
+#include <string.h>
+
+#include "comm/comm.h"
+#include "core/attr.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+#include "pt2pt/request.h"
+
+EMPI_WEAK_ALIAS(Comm_size)
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_size", &c));
+    if (EMPI_UNLIKELY(!size))
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_size: size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_rank)
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_rank", &c));
+    if (EMPI_UNLIKELY(!rank))
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_rank: rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_compare)
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    empi_comm_t *a, *b;
+    EMPI_CHECK(empi_comm_check(comm1, "MPI_Comm_compare", &a));
+    EMPI_CHECK(empi_comm_check(comm2, "MPI_Comm_compare", &b));
+    if (!result)
+        return empi_err_comm(a, MPI_ERR_ARG, "MPI_Comm_compare: result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int groups = empi_group_compare(a->group, b->group);
+    *result = groups == MPI_IDENT ? MPI_CONGRUENT : groups;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_test_inter)
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_test_inter", &c));
+    if (!flag)
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_test_inter: flag is NULL");
+    *flag = 0; /* intercommunicators do not exist yet */
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_remote_size)
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_remote_size", &c));
+    (void)size;
+    return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_remote_size: the communicator is not an intercommunicator");
+}
+
+EMPI_WEAK_ALIAS(Comm_remote_group)
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_remote_group", &c));
+    (void)group;
+    return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_remote_group: the communicator is not an intercommunicator");
+}
+
+EMPI_WEAK_ALIAS(Comm_set_name)
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_set_name", &c));
+    if (!comm_name)
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_set_name: comm_name is NULL");
+    empi_lock();
+    /* Longer names are truncated, which the standard allows. */
+    strncpy(c->name, comm_name, sizeof c->name - 1);
+    c->name[sizeof c->name - 1] = '\0';
+    empi_unlock();
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_get_name)
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_get_name", &c));
+    if (!comm_name || !resultlen)
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_name: %s is NULL", comm_name ? "resultlen" : "comm_name");
+    empi_lock();
+    strcpy(comm_name, c->name);
+    *resultlen = (int)strlen(c->name);
+    empi_unlock();
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_set_info)
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_set_info", &c));
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    empi_info_t *i = empi_info_get(info);
+    if (!i)
+        return empi_err_comm(c, MPI_ERR_INFO, "MPI_Comm_set_info: invalid info %p", (void *)info);
+    empi_info_t *copy = empi_info_dup(i);
+    if (!copy)
+        return empi_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_set_info: out of memory");
+    empi_lock();
+    empi_info_t *old = c->info;
+    c->info = copy;
+    empi_unlock();
+    empi_info_release(old);
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_get_info)
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_get_info", &c));
+    if (!info_used)
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_info: info_used is NULL");
+    empi_lock();
+    empi_info_t *copy = empi_info_dup(c->info);
+    empi_unlock();
+    if (!copy)
+        return empi_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_get_info: out of memory");
+    *info_used = copy->handle;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_free)
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    if (!comm)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Comm_free: comm is NULL");
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(*comm, "MPI_Comm_free", &c));
+    if (c == &empi_comm_world || c == &empi_comm_self)
+        return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_free: %s cannot be freed", c->name);
+    empi_lock();
+    /* Delete callbacks run first, and a failing one makes the whole call fail. */
+    int rc = empi_attr_delete_all(EMPI_ATTR_COMM, c->handle, &c->attrs);
+    empi_unlock();
+    if (rc != MPI_SUCCESS)
+        return empi_err_comm(c, rc, "MPI_Comm_free: an attribute delete callback returned error %d", rc);
+    *comm = MPI_COMM_NULL;
+    empi_comm_release(c);
+    return MPI_SUCCESS;
+}
+
+/* Dup: same group, fresh context, attributes through their copy callbacks, given or copied hints. */
+static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, const char *fname)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, fname, &c));
+    if (!newcomm)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: newcomm is NULL", fname);
+    empi_info_t *hints = NULL;
+    if (use_info && info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
+        return empi_err_comm(c, MPI_ERR_INFO, "%s: invalid info %p", fname, (void *)info);
+
+    empi_lock();
+    empi_comm_t *d = NULL;
+    int rc = empi_comm_create_from(c, c->group, &d);
+    if (rc == MPI_SUCCESS) {
+        d->info = empi_info_dup(use_info ? hints : c->info);
+        rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
+        if (rc != MPI_SUCCESS)
+            empi_comm_release(d);
+    }
+    empi_unlock();
+    if (rc != MPI_SUCCESS)
+        return empi_err_comm(c, rc, "%s: %s", fname,
+                             rc == MPI_ERR_NO_MEM ? "out of memory"
+                                                  : "an attribute copy callback failed (or the context agreement did)");
+    *newcomm = d->handle;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_dup)
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup_comm(comm, MPI_INFO_NULL, 0, newcomm, "MPI_Comm_dup");
+}
+
+EMPI_WEAK_ALIAS(Comm_dup_with_info)
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return dup_comm(comm, info, 1, newcomm, "MPI_Comm_dup_with_info");
+}
+
+EMPI_WEAK_ALIAS(Comm_toint)
+int PMPI_Comm_toint(MPI_Comm comm)
+{
+    return empi_handle_toint(comm);
+}
+
+EMPI_WEAK_ALIAS(Comm_fromint)
+MPI_Comm PMPI_Comm_fromint(int comm)
+{
+    return (MPI_Comm)empi_handle_fromint(comm);
+}
+
+/*
+ * MPI_Comm_idup: for now the duplication completes inside the call and the request is born
+ * complete. Correct whenever every member reaches its idup without first waiting on a member that
+ * has not (the usual pattern); a schedule-driven version can replace this without API change.
+ */
+static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, MPI_Request *request,
+                     const char *fname)
+{
+    empi_comm_t *c;
+    EMPI_CHECK(empi_comm_check(comm, fname, &c));
+    if (!request)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: request is NULL", fname);
+    EMPI_CHECK(dup_comm(comm, info, use_info, newcomm, fname));
+    empi_lock();
+    empi_request_t *req = empi_request_new(EMPI_REQ_COLL, c);
+    if (req) {
+        empi_status_empty(&req->status);
+        empi_request_set_complete(req);
+    }
+    empi_unlock();
+    if (!req)
+        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    *request = (MPI_Request)req;
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Comm_idup)
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup_comm(comm, MPI_INFO_NULL, 0, newcomm, request, "MPI_Comm_idup");
+}
+
+EMPI_WEAK_ALIAS(Comm_idup_with_info)
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup_comm(comm, info, 1, newcomm, request, "MPI_Comm_idup_with_info");
+}

@@ -1,0 +1,184 @@
+/*
+ * Derived datatypes through point-to-point: the type signatures match while the layouts differ
+ * (vector in, contiguous out and back; struct in, subarray out), small and above the eager limit
+ * (so the pipelined pack/unpack runs with offsets), a type freed while its send is pending,
+ * MPI_Get_count/MPI_Get_elements on what arrived, truncation, and MPI_Pack + MPI_PACKED.
+ * Ranks pair up (r with r^1); an odd rank out talks to itself.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "empi_test.h"
+
+static int peer_of(int rank, int size)
+{
+    int p = rank ^ 1;
+    return p < size ? p : rank;
+}
+
+/* vector of n doubles, every other one, against n contiguous doubles */
+static void vector_vs_contiguous(int peer, int n, int tag)
+{
+    double *strided = malloc(2 * (size_t)n * sizeof(double)), *flat = malloc((size_t)n * sizeof(double));
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    int me = empi_rank();
+    for (int i = 0; i < 2 * n; i++)
+        strided[i] = me * 1e6 + i;
+    MPI_Request rq[2];
+    MPI_Status st;
+    /* direction 1: my vector -> peer's contiguous */
+    CHECK_MPI(MPI_Irecv(flat, n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &rq[0]));
+    CHECK_MPI(MPI_Isend(strided, 1, vec, peer, tag, MPI_COMM_WORLD, &rq[1]));
+    CHECK_MPI(MPI_Wait(&rq[0], &st));
+    CHECK_MPI(MPI_Wait(&rq[1], MPI_STATUS_IGNORE));
+    for (int i = 0; i < n; i++)
+        CHECK(flat[i] == peer * 1e6 + 2 * i, "vector->contiguous [%d] = %g", i, flat[i]);
+    int count;
+    CHECK_MPI(MPI_Get_count(&st, MPI_DOUBLE, &count));
+    CHECK(count == n, "get_count %d, want %d", count, n);
+    CHECK_MPI(MPI_Get_count(&st, vec, &count));
+    CHECK(count == 1, "get_count in vectors %d", count);
+    /* direction 2: my contiguous -> peer's vector: the gaps must stay untouched */
+    for (int i = 0; i < n; i++)
+        flat[i] = -(me * 1e6 + i);
+    for (int i = 0; i < 2 * n; i++)
+        strided[i] = 0.5;
+    CHECK_MPI(MPI_Irecv(strided, 1, vec, peer, tag + 1, MPI_COMM_WORLD, &rq[0]));
+    CHECK_MPI(MPI_Isend(flat, n, MPI_DOUBLE, peer, tag + 1, MPI_COMM_WORLD, &rq[1]));
+    CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 2 * n; i++)
+        CHECK(strided[i] == (i % 2 ? 0.5 : -(peer * 1e6 + i / 2)), "contiguous->vector [%d] = %g", i, strided[i]);
+    CHECK_MPI(MPI_Type_free(&vec));
+    free(strided), free(flat);
+}
+
+/* struct {int; double; char[3]} records sent packed tight, received two slots apart through a
+   resized struct: same signature, different layout. */
+static void struct_vs_resized(int peer)
+{
+    struct rec { int i; double d; char c[3]; } out[4], in[8];
+    int bl[] = {1, 1, 3};
+    MPI_Aint di[] = {offsetof(struct rec, i), offsetof(struct rec, d), offsetof(struct rec, c)};
+    MPI_Datatype ty[] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, st, wide;
+    CHECK_MPI(MPI_Type_create_struct(3, bl, di, ty, &st));
+    CHECK_MPI(MPI_Type_commit(&st));
+    MPI_Aint lb, ext;
+    CHECK_MPI(MPI_Type_get_extent(st, &lb, &ext));
+    CHECK(ext == sizeof(struct rec), "struct extent %ld, want %zu", (long)ext, sizeof(struct rec));
+    /* the receiver spreads the records two slots apart */
+    CHECK_MPI(MPI_Type_create_resized(st, 0, 2 * (MPI_Aint)sizeof(struct rec), &wide));
+    CHECK_MPI(MPI_Type_commit(&wide));
+    int me = empi_rank();
+    for (int k = 0; k < 4; k++)
+        out[k] = (struct rec){me * 100 + k, k * 0.25, {'a', (char)('b' + k), 'z'}};
+    memset(in, 0, sizeof in);
+    MPI_Status s;
+    CHECK_MPI(MPI_Sendrecv(out, 4, st, peer, 77, in, 4, wide, peer, 77, MPI_COMM_WORLD, &s));
+    for (int k = 0; k < 4; k++) {
+        struct rec *r = &in[2 * k];
+        CHECK(r->i == peer * 100 + k && r->d == k * 0.25 && r->c[1] == 'b' + k && r->c[2] == 'z', "record %d", k);
+        CHECK(in[2 * k + 1].i == 0, "gap record %d touched", k);
+    }
+    int elems;
+    CHECK_MPI(MPI_Get_elements(&s, st, &elems));
+    CHECK(elems == 4 * 5, "get_elements %d, want 20", elems);
+    CHECK_MPI(MPI_Type_free(&st));
+    CHECK_MPI(MPI_Type_free(&wide));
+}
+
+/* A type freed right after Isend must stay valid until the send completes. */
+static void free_while_pending(int peer)
+{
+    enum { M = 100000 };
+    int *src = malloc(3 * M * sizeof(int)), *dst = malloc(M * sizeof(int));
+    for (int i = 0; i < 3 * M; i++)
+        src[i] = i;
+    MPI_Datatype v;
+    CHECK_MPI(MPI_Type_vector(M, 1, 3, MPI_INT, &v));
+    CHECK_MPI(MPI_Type_commit(&v));
+    MPI_Request rq[2];
+    CHECK_MPI(MPI_Irecv(dst, M, MPI_INT, peer, 5, MPI_COMM_WORLD, &rq[0]));
+    CHECK_MPI(MPI_Isend(src, 1, v, peer, 5, MPI_COMM_WORLD, &rq[1]));
+    CHECK_MPI(MPI_Type_free(&v));
+    CHECK(v == MPI_DATATYPE_NULL, "Type_free sets MPI_DATATYPE_NULL");
+    CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < M; i++)
+        CHECK(dst[i] == 3 * i, "pending-free vector [%d] = %d", i, dst[i]);
+    free(src), free(dst);
+}
+
+/* A longer message than the receive type holds: MPI_ERR_TRUNCATE; a shorter one: partial counts. */
+static void truncation_and_partial(int peer)
+{
+    int buf[16], got[16];
+    for (int i = 0; i < 16; i++)
+        buf[i] = i;
+    MPI_Datatype pair;
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
+    MPI_Status st;
+    /* 5 ints into room for 4 pairs: fits; count in pairs is undefined, elements are 5 */
+    CHECK_MPI(MPI_Sendrecv(buf, 5, MPI_INT, peer, 9, got, 4, pair, peer, 9, MPI_COMM_WORLD, &st));
+    int c;
+    CHECK_MPI(MPI_Get_count(&st, pair, &c));
+    CHECK(c == MPI_UNDEFINED, "5 ints as pairs: count %d", c);
+    CHECK_MPI(MPI_Get_elements(&st, pair, &c));
+    CHECK(c == 5, "5 ints as pairs: elements %d", c);
+    /* 10 ints into room for 4 pairs: truncation */
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_Request rq;
+    CHECK_MPI(MPI_Isend(buf, 10, MPI_INT, peer, 10, MPI_COMM_WORLD, &rq));
+    int rc = MPI_Recv(got, 4, pair, peer, 10, MPI_COMM_WORLD, &st);
+    int cls;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE, "truncation gives class %d", cls);
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_MPI(MPI_Type_free(&pair));
+}
+
+/* MPI_Pack a vector and a header, ship it as MPI_PACKED, MPI_Unpack on the other side. */
+static void packed_messages(int peer)
+{
+    int me = empi_rank(), hdr = me + 1000, data[12], back[12] = {0}, hdr_in = 0;
+    for (int i = 0; i < 12; i++)
+        data[i] = me * 50 + i;
+    MPI_Datatype v;
+    CHECK_MPI(MPI_Type_vector(4, 2, 3, MPI_INT, &v));
+    CHECK_MPI(MPI_Type_commit(&v));
+    int sz1, sz2;
+    CHECK_MPI(MPI_Pack_size(1, MPI_INT, MPI_COMM_WORLD, &sz1));
+    CHECK_MPI(MPI_Pack_size(1, v, MPI_COMM_WORLD, &sz2));
+    char out[256], in[256];
+    int pos = 0;
+    CHECK_MPI(MPI_Pack(&hdr, 1, MPI_INT, out, sizeof out, &pos, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Pack(data, 1, v, out, sizeof out, &pos, MPI_COMM_WORLD));
+    CHECK(pos == sz1 + sz2, "packed %d bytes, Pack_size says %d", pos, sz1 + sz2);
+    MPI_Status st;
+    CHECK_MPI(MPI_Sendrecv(out, pos, MPI_PACKED, peer, 11, in, sizeof in, MPI_PACKED, peer, 11, MPI_COMM_WORLD, &st));
+    int n, ip = 0;
+    CHECK_MPI(MPI_Get_count(&st, MPI_PACKED, &n));
+    CHECK_MPI(MPI_Unpack(in, n, &ip, &hdr_in, 1, MPI_INT, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Unpack(in, n, &ip, back, 1, v, MPI_COMM_WORLD));
+    CHECK(hdr_in == peer + 1000, "header %d", hdr_in);
+    for (int i = 0; i < 12; i++)
+        CHECK(back[i] == (i < 11 && i % 3 < 2 ? peer * 50 + i : 0), "unpacked [%d] = %d", i, back[i]);
+    CHECK_MPI(MPI_Type_free(&v));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int peer = peer_of(empi_rank(), empi_size());
+    vector_vs_contiguous(peer, 10, 1);
+    vector_vs_contiguous(peer, 300000, 3);   /* 2.4 MB: rendezvous, pipelined */
+    struct_vs_resized(peer);
+    free_while_pending(peer);
+    truncation_and_partial(peer);
+    packed_messages(peer);
+    TEST_PASS();
+    MPI_Finalize();
+    return 0;
+}

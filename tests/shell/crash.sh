@@ -1,0 +1,10 @@
+# A rank dying of SIGSEGV ends the whole job promptly, names rank and signal, and
+# leaves no process (not even the crashing rank's child) and no /dev/shm file.
+source "$(dirname "$0")/common.sh"
+run -n 4 "$PROG" crash "$MARK"
+expect_status 139
+expect_in err 'rank 3 \(pid [0-9]+\) killed by signal 11 \(Segmentation fault\); ending the job'
+expect_count err 'ending the job' 1
+expect_faster_than 3000
+expect_clean
+echo "PASS crash (${ELAPSED_MS} ms)"

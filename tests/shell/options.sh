@@ -1,0 +1,26 @@
+# Option spellings of MPICH and Open MPI, tagging, help, version, host checks.
+source "$(dirname "$0")/common.sh"
+for spelling in "-n 2" "-np 2" "--np 2" "--np=2" "-n 2 -ppn 2 --oversubscribe" \
+                "-n 2 -hosts localhost" "-n 2 --host localhost:2"; do
+    run $spelling "$PROG" exitcode 0 0 "$MARK"
+    expect_status 0
+done
+run -n 2 --tag-output "$PROG" env EMPI_RANK "$MARK"
+expect_in out '^\[0\] rank 0 EMPI_RANK=0$'
+expect_in out '^\[1\] rank 1 EMPI_RANK=1$'
+run -n 2 -prepend-rank "$PROG" env EMPI_RANK "$MARK"
+expect_in out '^\[1\] rank 1 EMPI_RANK=1$'
+run --help
+expect_status 0
+expect_in out 'Usage: mpiexec'
+run --version
+expect_status 0
+expect_in out 'EtherMPI'
+run -n 2 -hosts elsewhere.example "$PROG" exitcode 0 0
+[ "$STATUS" -ne 0 ] || fail "remote host accepted"
+expect_in err 'multi-host launch not supported yet'
+run -n 2 --bogus-option "$PROG"
+[ "$STATUS" -ne 0 ] || fail "unknown option accepted"
+run -n 0 "$PROG"
+[ "$STATUS" -ne 0 ] || fail "-n 0 accepted"
+echo "PASS options"

@@ -1,0 +1,31 @@
+# SIGINT or SIGTERM to mpiexec ends every rank; exit 128+signal.
+source "$(dirname "$0")/common.sh"
+for sig in INT TERM; do
+    "$MPIEXEC" -n 4 "$PROG" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
+    BG_PID=$!
+    wait_for_ready 4
+    t0=$(now_ms)
+    kill -"$sig" "$BG_PID"
+    wait "$BG_PID"
+    STATUS=$?
+    BG_PID=
+    ELAPSED_MS=$(( $(now_ms) - t0 ))
+    want=$([ "$sig" = INT ] && echo 130 || echo 143)
+    expect_status "$want"
+    expect_faster_than 3000
+    expect_in err 'received signal'
+    expect_clean
+done
+# Even SIGKILL to mpiexec (no chance to clean up) takes the ranks down with it.
+"$MPIEXEC" -n 3 "$PROG" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
+BG_PID=$!
+wait_for_ready 3
+kill -KILL "$BG_PID"
+wait "$BG_PID" 2>/dev/null
+BG_PID=
+sleep 0.2
+left=$(leftover_pids)
+[ -z "$left" ] || fail "ranks survived SIGKILL of mpiexec: $left"
+jobid=$(sed -n 's/^jobid //p' "$WORK/out")
+rm -f /dev/shm/empi-"$jobid"* # nobody was left to clean them
+echo "PASS signal"

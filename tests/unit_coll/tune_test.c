@@ -1,0 +1,72 @@
+/* Unit test of the collective tuning-table parser and lookup (src/coll/coll_table.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "coll/coll.h"
+
+static int failures;
+#define EXPECT(c)                                                        \
+    do {                                                                 \
+        if (!(c)) {                                                      \
+            fprintf(stderr, "%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+static int bad_line(const char *text)
+{
+    empi_tune_table_t t;
+    char err[200];
+    int line = empi_tune_parse(text, &t, err, sizeof err);
+    empi_tune_free(&t);
+    return line;
+}
+
+int main(void)
+{
+    empi_tune_table_t t;
+    char err[200];
+    /* the built-in table parses and answers for every collective */
+    EXPECT(empi_tune_parse(empi_tune_default_text, &t, err, sizeof err) == 0);
+    for (int c = 0; c < EMPI_COLL_COUNT; c++)
+        EXPECT(empi_tune_lookup(&t, c, 4, 4, 8) != NULL);
+    empi_tune_free(&t);
+
+    const char *text =
+        "# comment line\n"
+        "\n"
+        "allreduce 2-4   1-    0-1k    first   # trailing comment\n"
+        "allreduce *     *     1k-     second\n"
+        "allreduce 8     *     *       third\n"
+        "bcast     5-    2-8   64k-1m  fourth\n";
+    EXPECT(empi_tune_parse(text, &t, err, sizeof err) == 0);
+    EXPECT(t.n == 4);
+    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 2, 1, 0), "first"));
+    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1024), "first"));   /* inclusive */
+    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1025), "second"));
+    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 8, 1, 5), "third"));
+    EXPECT(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 9, 1, 5) == NULL);
+    EXPECT(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 2, 0, 5) == NULL);               /* ppn 0 < 1 */
+    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 8, 1 << 20), "fourth"));
+    EXPECT(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 9, 1 << 20) == NULL);
+    EXPECT(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 8, (1 << 20) + 1) == NULL);
+    EXPECT(empi_tune_lookup(&t, EMPI_COLL_SCAN, 5, 8, 1) == NULL);
+    empi_tune_free(&t);
+
+    /* errors name the line */
+    EXPECT(bad_line("allreduce * * * ring\nfrobnicate * * * x\n") == 2);
+    EXPECT(bad_line("allreduce * * *\n") == 1);
+    EXPECT(bad_line("allreduce * * * ring extra\n") == 1);
+    EXPECT(bad_line("allreduce 4-2 * * ring\n") == 1);
+    EXPECT(bad_line("allreduce x * * ring\n") == 1);
+    EXPECT(bad_line("allreduce * * 1q ring\n") == 1);
+    EXPECT(bad_line("# only comments\n\n   \n") == 0);
+
+    EXPECT(empi_coll_kind_of("reduce_scatter_block") == EMPI_COLL_REDUCE_SCATTER_BLOCK);
+    EXPECT(empi_coll_kind_of("nope") == -1);
+    EXPECT(!strcmp(empi_coll_name(EMPI_COLL_EXSCAN), "exscan"));
+    if (failures)
+        return 1;
+    printf("tune_test: OK\n");
+    return 0;
+}
