@@ -4,39 +4,6 @@
 #include "core/global.h"
 #include "mpi.h"
 
-EMPI_WEAK_ALIAS(Abi_get_fortran_booleans)
-int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
-{
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    (void)is_set;
-    return empi_unsupported("MPI_Abi_get_fortran_booleans");
-}
-
-EMPI_WEAK_ALIAS(Abi_get_fortran_info)
-int PMPI_Abi_get_fortran_info(MPI_Info *info)
-{
-    (void)info;
-    return empi_unsupported("MPI_Abi_get_fortran_info");
-}
-
-EMPI_WEAK_ALIAS(Abi_set_fortran_booleans)
-int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
-{
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    return empi_unsupported("MPI_Abi_set_fortran_booleans");
-}
-
-EMPI_WEAK_ALIAS(Abi_set_fortran_info)
-int PMPI_Abi_set_fortran_info(MPI_Info info)
-{
-    (void)info;
-    return empi_unsupported("MPI_Abi_set_fortran_info");
-}
-
 EMPI_WEAK_ALIAS(Accumulate)
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
