@@ -25,6 +25,11 @@
  */
 int empi_mpit_enter(void);
 int empi_mpit_exit(int rc);
+/* empi_mpit_enter, then MPI_T_ERR_INVALID (and nothing held) if the required argument is NULL. */
+int empi_mpit_enter_arg(const void *arg);
+
+/* The whole body of the calls that report one number (MPI_T_cvar_get_num and the like). */
+int empi_mpit_report_int(int *out, int value);
 
 /* The standard's convention for returning strings: copy what fits, report the full length + 1. */
 void empi_mpit_copy_string(const char *src, char *buf, int *len);

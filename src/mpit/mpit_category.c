@@ -76,13 +76,7 @@ static int list_members(int cat, int len, int indices[], var_kind_t kind)
 EMPI_WEAK_ALIAS(T_category_get_num)
 int PMPI_T_category_get_num(int *num_cat)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!num_cat)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *num_cat = NCATS;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(num_cat, NCATS);
 }
 
 EMPI_WEAK_ALIAS(T_category_get_info)
@@ -163,11 +157,5 @@ int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 EMPI_WEAK_ALIAS(T_category_changed)
 int PMPI_T_category_changed(int *update_number)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!update_number)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *update_number = 0;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(update_number, 0);
 }

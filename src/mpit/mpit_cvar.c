@@ -88,12 +88,16 @@ static int valid_index(int i)
     return i >= 0 && i < empi_tunable_count;
 }
 
-static int find_handle(MPI_T_cvar_handle h)
+/* Enter, and check a read or write's handle and buffer. */
+static int enter_access(MPI_T_cvar_handle h, const void *buf)
 {
+    int rc = empi_mpit_enter();
+    if (rc != MPI_SUCCESS)
+        return rc;
     for (struct MPI_T_cvar_handle_t *p = handles; p; p = p->next)
         if (p == h)
-            return 1;
-    return 0;
+            return buf ? MPI_SUCCESS : empi_mpit_exit(MPI_T_ERR_INVALID);
+    return empi_mpit_exit(MPI_T_ERR_INVALID_HANDLE);
 }
 
 void empi_mpit_cvar_release_all(void)
@@ -108,13 +112,7 @@ void empi_mpit_cvar_release_all(void)
 EMPI_WEAK_ALIAS(T_cvar_get_num)
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!num_cvar)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *num_cvar = empi_tunable_count;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(num_cvar, empi_tunable_count);
 }
 
 EMPI_WEAK_ALIAS(T_cvar_get_info)
@@ -188,11 +186,9 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 EMPI_WEAK_ALIAS(T_cvar_handle_free)
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    int rc = empi_mpit_enter();
+    int rc = empi_mpit_enter_arg(handle);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!handle)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
     for (struct MPI_T_cvar_handle_t **p = &handles; *p; p = &(*p)->next) {
         if (*p == *handle) {
             *p = (*handle)->next;
@@ -207,13 +203,9 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 EMPI_WEAK_ALIAS(T_cvar_read)
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    int rc = empi_mpit_enter();
+    int rc = enter_access(handle, buf);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!find_handle(handle))
-        return empi_mpit_exit(MPI_T_ERR_INVALID_HANDLE);
-    if (!buf)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
     int i = handle->index;
     const void *field = empi_tunable_addr(i);
     switch (empi_tunable_descs[i].type) {
@@ -248,13 +240,9 @@ static int value_text(int i, const void *buf, char *text, size_t len)
 EMPI_WEAK_ALIAS(T_cvar_write)
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    int rc = empi_mpit_enter();
+    int rc = enter_access(handle, buf);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!find_handle(handle))
-        return empi_mpit_exit(MPI_T_ERR_INVALID_HANDLE);
-    if (!buf)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
     int i = handle->index;
     if (!NAME_IN(empi_tunable_descs[i].name, live_tunables) &&
         atomic_load(&empi_g.state) != EMPI_STATE_PRE_INIT)

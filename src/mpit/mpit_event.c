@@ -22,13 +22,7 @@ static int nothing_there(int code)
 EMPI_WEAK_ALIAS(T_event_get_num)
 int PMPI_T_event_get_num(int *num_events)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!num_events)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *num_events = 0;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(num_events, 0);
 }
 
 EMPI_WEAK_ALIAS(T_event_get_info)
@@ -145,13 +139,7 @@ int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_ind
 EMPI_WEAK_ALIAS(T_source_get_num)
 int PMPI_T_source_get_num(int *num_sources)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!num_sources)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *num_sources = NSOURCES;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(num_sources, NSOURCES);
 }
 
 EMPI_WEAK_ALIAS(T_source_get_info)

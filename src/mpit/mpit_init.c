@@ -44,6 +44,23 @@ int empi_mpit_exit(int rc)
     return rc;
 }
 
+int empi_mpit_enter_arg(const void *arg)
+{
+    int rc = empi_mpit_enter();
+    if (rc != MPI_SUCCESS || arg)
+        return rc;
+    return empi_mpit_exit(MPI_T_ERR_INVALID);
+}
+
+int empi_mpit_report_int(int *out, int value)
+{
+    int rc = empi_mpit_enter_arg(out);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *out = value;
+    return empi_mpit_exit(MPI_SUCCESS);
+}
+
 void empi_mpit_copy_string(const char *src, char *buf, int *len)
 {
     if (!len)

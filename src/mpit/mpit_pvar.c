@@ -174,13 +174,7 @@ static void set_value(struct MPI_T_pvar_handle_t *h, uint64_t v)
 EMPI_WEAK_ALIAS(T_pvar_get_num)
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    int rc = empi_mpit_enter();
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!num_pvar)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
-    *num_pvar = NPVARS;
-    return empi_mpit_exit(MPI_SUCCESS);
+    return empi_mpit_report_int(num_pvar, NPVARS);
 }
 
 EMPI_WEAK_ALIAS(T_pvar_get_info)
@@ -236,11 +230,9 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 EMPI_WEAK_ALIAS(T_pvar_session_create)
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    int rc = empi_mpit_enter();
+    int rc = empi_mpit_enter_arg(session);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!session)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
     struct MPI_T_pvar_session_t *s = calloc(1, sizeof *s);
     if (!s)
         return empi_mpit_exit(MPI_T_ERR_OUT_OF_SESSIONS);
@@ -253,11 +245,9 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 EMPI_WEAK_ALIAS(T_pvar_session_free)
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    int rc = empi_mpit_enter();
+    int rc = empi_mpit_enter_arg(session);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!session)
-        return empi_mpit_exit(MPI_T_ERR_INVALID);
     for (struct MPI_T_pvar_session_t **p = &sessions; *p; p = &(*p)->next) {
         if (*p == *session) {
             *p = (*session)->next;
