@@ -4,9 +4,21 @@
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/pt2pt_internal.h"
+#include "pt2pt/stats.h"
 
 empi_pt2pt_t empi_p2p;
 empi_datatype_t *empi_byte_type;
+empi_pt2pt_stats_t empi_pt2pt_stats;
+
+uint64_t empi_pt2pt_posted_length(void)
+{
+    return empi_p2p.posted.length;
+}
+
+uint64_t empi_pt2pt_unexpected_length(void)
+{
+    return empi_p2p.unexpected.length;
+}
 
 int empi_pt2pt_init(void)
 {
