@@ -112,14 +112,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         return empi_err_comm(c, MPI_ERR_ARG, "%s: comm_cart is NULL", fn);
     long long n;
     EMPI_CHECK(check_grid(c, fn, ndims, dims, periods, &n));
-    empi_topo_t *t = NULL;
-    if (c->rank < n && !(t = empi_cart_new(ndims, dims, periods, c->rank)))
-        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    empi_comm_t *d;
-    empi_lock();
-    int rc = empi_topo_comm_create(c, (int)n, NULL, t, &d);
-    empi_unlock();
-    return empi_topo_comm_result(c, rc, d, comm_cart, fn);
+    empi_topo_t *t = c->rank < n ? empi_cart_new(ndims, dims, periods, c->rank) : NULL;
+    return empi_topo_publish(c, (int)n, NULL, t, comm_cart, fn);
 }
 
 EMPI_WEAK_ALIAS(Cart_map)
@@ -140,10 +134,7 @@ EMPI_WEAK_ALIAS(Cart_sub)
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Cart_sub";
-    empi_comm_t *c;
-    empi_topo_t *t;
-    EMPI_CHECK(empi_comm_check(comm, fn, &c));
-    EMPI_CHECK(empi_topo_check(c, MPI_CART, fn, &t));
+    EMPI_TOPO_ENTER(fn, comm, MPI_CART, c, t);
     if (!newcomm)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: newcomm is NULL", fn);
     if (t->ndims > 0 && !remain_dims)
@@ -177,16 +168,8 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     }
     free(coords);
     free(sdims);
-    empi_comm_t *d = NULL;
-    empi_lock();
-    /* Out of memory still joins the agreement, as a process of a communicator of its own. */
-    int rc = empi_topo_comm_create(c, sub ? n : 1, sub ? members : &c->rank, sub, &d);
-    empi_unlock();
+    /* out of memory: still take part, as a communicator of one */
+    int rc = empi_topo_publish(c, sub ? n : 1, sub ? members : &c->rank, sub, newcomm, fn);
     free(members);
-    if (rc == MPI_SUCCESS && !sub) {
-        empi_comm_release(d);
-        d = NULL;
-        rc = MPI_ERR_NO_MEM;
-    }
-    return empi_topo_comm_result(c, rc, d, newcomm, fn);
+    return rc;
 }

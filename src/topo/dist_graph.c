@@ -65,16 +65,6 @@ static int check_common(empi_comm_t *c, const char *fn, MPI_Info info, MPI_Comm 
     return MPI_SUCCESS;
 }
 
-/* The new communicator: same processes as c, with t (taken over). */
-static int finish(empi_comm_t *c, empi_topo_t *t, MPI_Comm *newcomm, const char *fn)
-{
-    empi_comm_t *d;
-    empi_lock();
-    int rc = empi_topo_comm_create(c, c->size, NULL, t, &d);
-    empi_unlock();
-    return empi_topo_comm_result(c, rc, d, newcomm, fn);
-}
-
 EMPI_WEAK_ALIAS(Dist_graph_create_adjacent)
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights,
                                     int outdegree, const int destinations[], const int *destweights, MPI_Info info,
@@ -92,19 +82,17 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     EMPI_CHECK(check_edges(c, fn, "sources", indegree, sources, "sourceweights", sourceweights, weighted));
     EMPI_CHECK(check_edges(c, fn, "destinations", outdegree, destinations, "destweights", destweights, weighted));
     empi_topo_t *t = dist_new(indegree, outdegree, weighted);
-    if (!t)
-        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    for (int i = 0; i < indegree; i++) {
+    for (int i = 0; t && i < indegree; i++) {
         t->in[i] = sources[i];
         if (weighted)
             t->inw[i] = sourceweights[i];
     }
-    for (int i = 0; i < outdegree; i++) {
+    for (int i = 0; t && i < outdegree; i++) {
         t->out[i] = destinations[i];
         if (weighted)
             t->outw[i] = destweights[i];
     }
-    return finish(c, t, comm_dist_graph, fn);
+    return empi_topo_publish(c, c->size, NULL, t, comm_dist_graph, fn);
 }
 
 /* ---------------------------------------------------------------- MPI_Dist_graph_create */
@@ -255,13 +243,13 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     int rc = pack(&x, n, sources, degrees, destinations, weights, weighted, total);
     if (rc == MPI_SUCCESS)
         rc = exchange(c, &x);
-    if (rc == MPI_SUCCESS && !(t = unpack(&x, weighted)))
-        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        t = unpack(&x, weighted);   /* NULL: out of memory, reported by empi_topo_publish */
     empi_unlock();
     exchange_free(&x);
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "%s: %s", fn, rc == MPI_ERR_NO_MEM ? "out of memory" : "the edge exchange failed");
-    return finish(c, t, comm_dist_graph, fn);
+    return empi_topo_publish(c, c->size, NULL, t, comm_dist_graph, fn);
 }
 
 /* ---------------------------------------------------------------- queries */

@@ -63,14 +63,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     if (!comm_graph)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: comm_graph is NULL", fn);
     EMPI_CHECK(check_graph(c, fn, nnodes, index, edges));
-    empi_topo_t *t = NULL;
-    if (c->rank < nnodes && !(t = graph_new(nnodes, index, edges, c->rank)))
-        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    empi_comm_t *d;
-    empi_lock();
-    int rc = empi_topo_comm_create(c, nnodes, NULL, t, &d);
-    empi_unlock();
-    return empi_topo_comm_result(c, rc, d, comm_graph, fn);
+    empi_topo_t *t = c->rank < nnodes ? graph_new(nnodes, index, edges, c->rank) : NULL;
+    return empi_topo_publish(c, nnodes, NULL, t, comm_graph, fn);
 }
 
 EMPI_WEAK_ALIAS(Graph_map)

@@ -46,13 +46,14 @@ int empi_topo_check(empi_comm_t *c, int kind, const char *fn, empi_topo_t **out)
                          kind_name(t->hdr.kind), kind_name(kind));
 }
 
-int empi_topo_comm_create(empi_comm_t *parent, int n, const int *ranks, empi_topo_t *t, empi_comm_t **out)
+/* The collective part of empi_topo_publish (big lock held); never raises. */
+static int comm_create(empi_comm_t *parent, int n, const int *ranks, empi_topo_t *t, empi_comm_t **out)
 {
     *out = NULL;
     int member = ranks != NULL || parent->rank < n;
     empi_group_t *group = NULL;
-    int rc = MPI_SUCCESS;
-    if (member) {
+    int rc = member && !t ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && member) {
         int *world = malloc((size_t)(n > 0 ? n : 1) * sizeof *world);
         if (world) {
             for (int i = 0; i < n; i++)
@@ -60,10 +61,10 @@ int empi_topo_comm_create(empi_comm_t *parent, int n, const int *ranks, empi_top
             group = empi_group_new(n, world);
             free(world);
         }
-        /* Out of memory must not skip the agreement the other processes are in. */
         if (!group)
             rc = MPI_ERR_NO_MEM;
     }
+    /* Failing processes still take part in the agreement the others are in. */
     empi_coll_set_t set;
     empi_comm_set_all_of(parent, &set, EMPI_COMM_CREATE_TAG);
     uint32_t context_id;
@@ -75,16 +76,21 @@ int empi_topo_comm_create(empi_comm_t *parent, int n, const int *ranks, empi_top
     if (group)
         empi_group_release(group);
     if (*out)
-        (*out)->topo = t ? &t->hdr : NULL;
+        (*out)->topo = &t->hdr;
     else
         free(t);
     return rc;
 }
 
-int empi_topo_comm_result(empi_comm_t *c, int rc, empi_comm_t *d, MPI_Comm *newcomm, const char *fn)
+int empi_topo_publish(empi_comm_t *parent, int n, const int *ranks, empi_topo_t *t, MPI_Comm *newcomm,
+                      const char *fn)
 {
+    empi_comm_t *d;
+    empi_lock();
+    int rc = comm_create(parent, n, ranks, t, &d);
+    empi_unlock();
     if (rc != MPI_SUCCESS)
-        return empi_err_comm(c, rc, "%s: %s", fn,
+        return empi_err_comm(parent, rc, "%s: %s", fn,
                              rc == MPI_ERR_NO_MEM ? "out of memory" : "communication with the other members failed");
     *newcomm = d ? d->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -64,15 +64,15 @@ int empi_topo_check(empi_comm_t *c, int kind, const char *fn, empi_topo_t **out)
 int empi_topo_copy_out(empi_comm_t *c, const char *fn, const char *what, int *dst, int max, const int *src, int n);
 
 /*
- * Collective over all of parent: a communicator over parent ranks ranks[0..n) (ranks NULL: the
- * first n), carrying topology t (taken over, also on failure; NULL: none). Processes not listed
- * get *out = NULL and their t is freed. Several disjoint rank lists may be built by one call (as
- * MPI_Cart_sub does): they share one agreed context id. Call with the big lock held; never raises.
+ * The end of every constructor, collective over all of parent: the communicator of parent ranks
+ * ranks[0..n) (ranks NULL: the first n) carrying topology t (taken over) goes to *newcomm;
+ * processes not listed get MPI_COMM_NULL and pass t = NULL. Several disjoint rank lists may be
+ * built by one call (as MPI_Cart_sub does): they share one agreed context id. A listed process
+ * whose t could not be allocated passes NULL: it still takes part, then reports out of memory.
+ * Raises on parent on failure.
  */
-int empi_topo_comm_create(empi_comm_t *parent, int n, const int *ranks, empi_topo_t *t, empi_comm_t **out);
-
-/* Raise the failure of empi_topo_comm_create on c, or hand the new communicator to the user. */
-int empi_topo_comm_result(empi_comm_t *c, int rc, empi_comm_t *d, MPI_Comm *newcomm, const char *fn);
+int empi_topo_publish(empi_comm_t *parent, int n, const int *ranks, empi_topo_t *t, MPI_Comm *newcomm,
+                      const char *fn);
 
 /* Cartesian helpers (cart.c): rank of coords (periodic dims wrap; -1 if outside a fixed dim), and
    coords of rank, for the grid of t. */

@@ -35,9 +35,9 @@ CALLS = {
 
 # Neighborhood collectives. The displacements of the w forms are MPI_Aint in both forms (int slot NULL).
 NEIGHBOR_CALLS = {
-    "Neighbor_allgather": "empi_neighbor_allgather({fn}, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, {mode}, {req})",
+    "Neighbor_allgather": "empi_neighbor_uniform({fn}, EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, {mode}, {req})",
     "Neighbor_allgatherv": "empi_neighbor_allgatherv({fn}, sendbuf, sendcount, sendtype, recvbuf, {I}recvcounts, {C}recvcounts, {I}displs, {C}displs, recvtype, comm, {mode}, {req})",
-    "Neighbor_alltoall": "empi_neighbor_alltoall({fn}, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, {mode}, {req})",
+    "Neighbor_alltoall": "empi_neighbor_uniform({fn}, EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, {mode}, {req})",
     "Neighbor_alltoallv": "empi_neighbor_alltoallv({fn}, sendbuf, {I}sendcounts, {C}sendcounts, {I}sdispls, {C}sdispls, sendtype, recvbuf, {I}recvcounts, {C}recvcounts, {I}rdispls, {C}rdispls, recvtype, comm, {mode}, {req})",
     "Neighbor_alltoallw": "empi_neighbor_alltoallw({fn}, sendbuf, {I}sendcounts, {C}sendcounts, sdispls, sendtypes, recvbuf, {I}recvcounts, {C}recvcounts, rdispls, recvtypes, comm, {mode}, {req})",
 }

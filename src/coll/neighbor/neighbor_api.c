@@ -178,13 +178,14 @@ static int check_and_run(const char *fn, empi_comm_t *c, const empi_topo_t *t, n
     return run(fn, c, t, snd, rcv, mode, request);
 }
 
-int empi_neighbor_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                            MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request)
+int empi_neighbor_uniform(const char *fn, int which, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request)
 {
     empi_comm_t *c;
     empi_topo_t *t;
     EMPI_CHECK(enter(fn, comm, mode, request, sbuf, &c, &t));
-    nbr_side_t snd = {.name = "send", .shape = NBR_SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
+    nbr_side_t snd = {.name = "send", .shape = which == EMPI_NEIGHBOR_ALLTOALL ? NBR_CONSECUTIVE : NBR_SAME,
+                      .buf = (char *)sbuf, .count = scount, .type = sdt};
     nbr_side_t rcv = {.name = "recv", .shape = NBR_CONSECUTIVE, .buf = rbuf, .count = rcount, .type = rdt};
     return check_and_run(fn, c, t, &snd, &rcv, mode, request);
 }
@@ -199,17 +200,6 @@ int empi_neighbor_allgatherv(const char *fn, const void *sbuf, MPI_Count scount,
     nbr_side_t snd = {.name = "send", .shape = NBR_SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
     nbr_side_t rcv = {.name = "recv", .shape = NBR_DISPLS, .buf = rbuf, .ci = rci, .cc = rcc, .di = rdi, .dc = rdc,
                       .type = rdt};
-    return check_and_run(fn, c, t, &snd, &rcv, mode, request);
-}
-
-int empi_neighbor_alltoall(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                           MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request)
-{
-    empi_comm_t *c;
-    empi_topo_t *t;
-    EMPI_CHECK(enter(fn, comm, mode, request, sbuf, &c, &t));
-    nbr_side_t snd = {.name = "send", .shape = NBR_CONSECUTIVE, .buf = (char *)sbuf, .count = scount, .type = sdt};
-    nbr_side_t rcv = {.name = "recv", .shape = NBR_CONSECUTIVE, .buf = rbuf, .count = rcount, .type = rdt};
     return check_and_run(fn, c, t, &snd, &rcv, mode, request);
 }
 

@@ -8,13 +8,13 @@
 
 #include "coll/coll_api.h"
 
-int empi_neighbor_allgather(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                            MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request);
+/* allgather (one send block for all) and alltoall (one per neighbor): blocks of one count and type */
+enum { EMPI_NEIGHBOR_ALLGATHER, EMPI_NEIGHBOR_ALLTOALL };
+int empi_neighbor_uniform(const char *fn, int which, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
+                          MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request);
 int empi_neighbor_allgatherv(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
                              const int *rci, const MPI_Count *rcc, const int *rdi, const MPI_Aint *rdc,
                              MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request);
-int empi_neighbor_alltoall(const char *fn, const void *sbuf, MPI_Count scount, MPI_Datatype sdt, void *rbuf,
-                           MPI_Count rcount, MPI_Datatype rdt, MPI_Comm comm, int mode, MPI_Request *request);
 int empi_neighbor_alltoallv(const char *fn, const void *sbuf, const int *sci, const MPI_Count *scc, const int *sdi,
                             const MPI_Aint *sdc, MPI_Datatype sdt, void *rbuf, const int *rci, const MPI_Count *rcc,
                             const int *rdi, const MPI_Aint *rdc, MPI_Datatype rdt, MPI_Comm comm, int mode,

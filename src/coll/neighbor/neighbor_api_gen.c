@@ -7,39 +7,39 @@
 EMPI_WEAK_ALIAS(Neighbor_allgather)
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return empi_neighbor_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
+    return empi_neighbor_uniform("MPI_Neighbor_allgather", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgather_c)
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return empi_neighbor_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
+    return empi_neighbor_uniform("MPI_Neighbor_allgather_c", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
 }
 
 EMPI_WEAK_ALIAS(Ineighbor_allgather)
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return empi_neighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
+    return empi_neighbor_uniform("MPI_Ineighbor_allgather", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
 }
 
 EMPI_WEAK_ALIAS(Ineighbor_allgather_c)
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return empi_neighbor_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
+    return empi_neighbor_uniform("MPI_Ineighbor_allgather_c", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgather_init)
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return empi_neighbor_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
+    return empi_neighbor_uniform("MPI_Neighbor_allgather_init", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgather_init_c)
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return empi_neighbor_allgather("MPI_Neighbor_allgather_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
+    return empi_neighbor_uniform("MPI_Neighbor_allgather_init_c", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgatherv)
@@ -83,39 +83,39 @@ int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MP
 EMPI_WEAK_ALIAS(Neighbor_alltoall)
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return empi_neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
+    return empi_neighbor_uniform("MPI_Neighbor_alltoall", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoall_c)
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return empi_neighbor_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
+    return empi_neighbor_uniform("MPI_Neighbor_alltoall_c", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_BLOCKING, NULL);
 }
 
 EMPI_WEAK_ALIAS(Ineighbor_alltoall)
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return empi_neighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
+    return empi_neighbor_uniform("MPI_Ineighbor_alltoall", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
 }
 
 EMPI_WEAK_ALIAS(Ineighbor_alltoall_c)
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return empi_neighbor_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
+    return empi_neighbor_uniform("MPI_Ineighbor_alltoall_c", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_NONBLOCKING, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoall_init)
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return empi_neighbor_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
+    return empi_neighbor_uniform("MPI_Neighbor_alltoall_init", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoall_init_c)
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return empi_neighbor_alltoall("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
+    return empi_neighbor_uniform("MPI_Neighbor_alltoall_init_c", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoallv)
