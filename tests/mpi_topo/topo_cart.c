@@ -40,6 +40,10 @@ static void test_dims_create(void)
     dims_case(1024, 2, z, (int[]){32, 32});
     dims_case(97, 3, z, (int[]){97, 1, 1});
     dims_case(4, 5, z, (int[]){2, 2, 1, 1, 1});
+    /* 720720 = 2^4 3^2 5 7 11 13: closest splits found by exhaustive search; greedy splitting of
+       the prime factors gets these wrong, and a naive search takes long */
+    dims_case(720720, 4, z, (int[]){33, 30, 28, 26});
+    dims_case(720720, 6, z, (int[]){13, 11, 10, 9, 8, 7});
     /* constrained dims keep their values; the free ones still go non-increasing */
     dims_case(6, 3, (int[]){0, 3, 0}, (int[]){2, 3, 1});
     dims_case(24, 3, (int[]){0, 0, 2}, (int[]){4, 3, 2});
