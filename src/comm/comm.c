@@ -69,6 +69,9 @@ static void release_contents(empi_comm_t *c)
     c->errhandler = NULL;
     empi_info_release(c->info);
     c->info = NULL;
+    if (c->topo && __atomic_sub_fetch(&c->topo->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+        free(c->topo);
+    c->topo = NULL;
 }
 
 void empi_comm_release(empi_comm_t *comm)
@@ -81,6 +84,13 @@ void empi_comm_release(empi_comm_t *comm)
     release_contents(comm);
     empi_pool_free(&comm_pool, comm);
     empi_unlock();
+}
+
+void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm)
+{
+    dup->topo = comm->topo;
+    if (dup->topo)
+        __atomic_add_fetch(&dup->topo->refcount, 1, __ATOMIC_RELAXED);
 }
 
 /* Fill a communicator over `group` (this process a member) with an agreed context id. */

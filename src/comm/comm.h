@@ -17,6 +17,15 @@
 struct empi_attr;
 struct empi_info;
 
+/*
+ * The head of a process topology (the block itself is built by src/topo/): immutable, one malloc'd
+ * block shared by a communicator and its duplicates, freed by the last one released.
+ */
+typedef struct empi_comm_topo {
+    int32_t refcount;
+    int kind;                    /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+} empi_comm_topo_t;
+
 typedef struct empi_comm {
     empi_object_t obj;
     uint32_t context_id;
@@ -30,6 +39,7 @@ typedef struct empi_comm {
     char name[MPI_MAX_OBJECT_NAME];
     void *coll_cache;            /* collective layer's per-communicator state (node split, schedules) */
     void (*coll_cache_free)(void *);
+    empi_comm_topo_t *topo;      /* process topology, or NULL (src/topo/) */
 } empi_comm_t;
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
@@ -58,6 +68,9 @@ int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t 
 
 void empi_comm_retain(empi_comm_t *comm);
 void empi_comm_release(empi_comm_t *comm);
+
+/* Give dup the topology of comm (duplicates keep it; split and create do not). */
+void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm);
 
 
 /* ---- additions by the communicator layer ---- */

@@ -178,6 +178,7 @@ static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcom
     int rc = empi_comm_create_from(c, c->group, &d);
     if (rc == MPI_SUCCESS) {
         d->info = empi_info_dup(use_info ? hints : c->info);
+        empi_comm_share_topo(d, c);
         rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
         if (rc != MPI_SUCCESS)
             empi_comm_release(d);
