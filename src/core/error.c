@@ -321,6 +321,26 @@ int empi_err_win(struct empi_win *win, int errclass, const char *fmt, ...)
     return raise_on_comm(NULL, code);
 }
 
+/*
+ * Set by the I/O layer: the handler of a file, or of MPI_FILE_NULL when file is NULL. Until it is
+ * set no file exists, and file errors just return (the standard's default for files).
+ */
+empi_errhandler_t *(*empi_file_errhandler_hook)(struct empi_file *file, MPI_File *handle_out);
+
+int empi_err_file(struct empi_file *file, int errclass, const char *fmt, ...)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    int code = ring_store(errclass, text);
+    MPI_File handle = MPI_FILE_NULL;
+    if (empi_file_errhandler_hook)
+        return empi_errhandler_invoke(empi_file_errhandler_hook(file, &handle), EMPI_EH_KIND_FILE, &handle, code);
+    return code;
+}
+
 /* ---- API ---- */
 
 EMPI_WEAK_ALIAS(Error_class)
