@@ -33,7 +33,7 @@ int empi_io_call_check(empi_io_call_t *c, MPI_File fh, const void *buf, MPI_Coun
     return MPI_SUCCESS;
 }
 
-static int run_locked(empi_io_call_t *c, MPI_Count *bytes)
+static int run_access(empi_io_call_t *c, MPI_Count *bytes)
 {
     empi_file_t *f = c->f;
     MPI_Offset etypes = c->count * c->dt->size / f->view.esize;
@@ -63,9 +63,9 @@ static int run_locked(empi_io_call_t *c, MPI_Count *bytes)
 int empi_io_call_run(empi_io_call_t *c, MPI_Status *status)
 {
     MPI_Count bytes = 0;
-    empi_lock();
-    int rc = run_locked(c, &bytes);
-    empi_unlock();
+    /* No big lock around the I/O: system calls of several threads may overlap, and the
+       collectives of two-phase I/O take it themselves (their waits must be able to drop it). */
+    int rc = run_access(c, &bytes);
     if (rc != MPI_SUCCESS)
         return empi_err_file(c->f, rc, "%s: %s of '%s' failed", c->fname, c->dir == EMPI_IO_WRITE ? "write" : "read",
                              c->f->filename);

@@ -15,43 +15,50 @@ int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI
 EMPI_WEAK_ALIAS(File_read_c)
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_read_c", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_read_c", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_write)
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_write", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_write", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_write_c)
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_write_c", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_write_c", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 0, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_read_all)
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_read_all", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_read_all", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_read_all_c)
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_read_all_c", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_read_all_c", fh, EMPI_IO_READ, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_write_all)
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_write_all", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_write_all", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype,
+                            status);
 }
 
 EMPI_WEAK_ALIAS(File_write_all_c)
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return empi_io_blocking("MPI_File_write_all_c", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype, status);
+    return empi_io_blocking("MPI_File_write_all_c", fh, EMPI_IO_WRITE, EMPI_IO_INDIVIDUAL, 1, 0, buf, count, datatype,
+                            status);
 }
 
 /* New pointer for a seek: whence MPI_SEEK_SET, MPI_SEEK_CUR (from cur) or MPI_SEEK_END (from the

@@ -40,49 +40,57 @@ static int start(const char *fname, MPI_File fh, int dir, empi_io_ptr_t ptr, MPI
 }
 
 EMPI_WEAK_ALIAS(File_iread_at)
-int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                       MPI_Request *request)
 {
     return start("MPI_File_iread_at", fh, EMPI_IO_READ, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iread_at_c)
-int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request *request)
 {
     return start("MPI_File_iread_at_c", fh, EMPI_IO_READ, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iwrite_at)
-int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                        MPI_Request *request)
 {
     return start("MPI_File_iwrite_at", fh, EMPI_IO_WRITE, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iwrite_at_c)
-int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request *request)
 {
     return start("MPI_File_iwrite_at_c", fh, EMPI_IO_WRITE, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iread_at_all)
-int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                           MPI_Request *request)
 {
     return start("MPI_File_iread_at_all", fh, EMPI_IO_READ, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iread_at_all_c)
-int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request *request)
 {
     return start("MPI_File_iread_at_all_c", fh, EMPI_IO_READ, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iwrite_at_all)
-int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,
+                            MPI_Request *request)
 {
     return start("MPI_File_iwrite_at_all", fh, EMPI_IO_WRITE, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
 
 EMPI_WEAK_ALIAS(File_iwrite_at_all_c)
-int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request)
 {
     return start("MPI_File_iwrite_at_all_c", fh, EMPI_IO_WRITE, EMPI_IO_AT, offset, buf, count, datatype, request);
 }
@@ -154,7 +162,8 @@ int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatyp
 }
 
 EMPI_WEAK_ALIAS(File_iwrite_shared_c)
-int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request *request)
 {
     return start("MPI_File_iwrite_shared_c", fh, EMPI_IO_WRITE, EMPI_IO_SHARED, 0, buf, count, datatype, request);
 }

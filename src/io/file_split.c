@@ -107,7 +107,8 @@ int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf
 }
 
 EMPI_WEAK_ALIAS(File_write_at_all_begin_c)
-int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                   MPI_Datatype datatype)
 {
     return begin("MPI_File_write_at_all_begin_c", fh, EMPI_IO_WRITE, EMPI_IO_AT, offset, buf, count, datatype);
 }

@@ -220,7 +220,9 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                                                               : "");
     if (disp == MPI_DISPLACEMENT_CURRENT && !f->shared.ptr)
         return empi_err_file(f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which processes on several hosts lack", fname);
+                             "%s: MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which processes on "
+                             "several hosts lack",
+                             fname);
     empi_info_t *hints = NULL;
     if (info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
         return empi_err_file(f, MPI_ERR_INFO, "%s: invalid info %p", fname, (void *)info);

@@ -43,6 +43,15 @@ static void check_whole_file(const char *path, int n)
     CHECK_MPI(MPI_File_close(&fh));
 }
 
+/* Close fh, free its filetype, check the whole file holds 0..n-1 and remove it. */
+static void close_and_verify(MPI_File *fh, MPI_Datatype *ft, const char *path, int n)
+{
+    CHECK_MPI(MPI_File_close(fh));
+    MPI_Type_free(ft);
+    check_whole_file(path, n);
+    io_test_remove(path);
+}
+
 static void sync_all(MPI_File fh)
 {
     CHECK_MPI(MPI_File_sync(fh));
@@ -105,10 +114,7 @@ static void test_interleaved(const char *path)
     CHECK_MPI(MPI_File_read(fh, in, BLK, MPI_INT, &st));
     CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
     CHECK(count == BLK && !memcmp(in, v + n - BLK, BLK * 4), "read after SEEK_END (count %d)", count);
-    CHECK_MPI(MPI_File_close(&fh));
-    MPI_Type_free(&ft);
-    check_whole_file(path, n * size);
-    io_test_remove(path);
+    close_and_verify(&fh, &ft, path, n * size);
     free(v);
     free(in);
 }
@@ -194,10 +200,7 @@ static void test_nonblocking_split(const char *path)
     CHECK_MPI(MPI_Wait(&req[0], &st[0]));
     CHECK_MPI(MPI_Get_count(&st[0], MPI_INT, &count));
     CHECK(count == 0, "iread at end of file read %d ints", count);
-    CHECK_MPI(MPI_File_close(&fh));
-    MPI_Type_free(&ft);
-    check_whole_file(path, n * size);
-    io_test_remove(path);
+    close_and_verify(&fh, &ft, path, n * size);
     free(v);
     free(in);
 }
