@@ -10,9 +10,9 @@
  * reads the window with one pread and sends the pieces back. Holes are never written: a window is
  * written range by range, so data between the pieces stays what it was.
  *
- * Independent access is kept when it is as good or when two-phase cannot apply: one process, a
- * contiguous access everywhere (hint "automatic"), atomic mode (whose locks serialize anyway),
- * converting data representations, or a view whose extents are not in increasing file order.
+ * Independent access is kept when it is as good or when two-phase cannot apply: one process, no
+ * small extents anywhere or a read (hint "automatic", see SMALL_EXTENT), atomic mode (whose locks
+ * serialize anyway), converting data representations, or extents not in increasing file order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,7 +34,15 @@ typedef struct {
     MPI_Offset flags;
 } plan_t;
 
-enum { PLAN_NONCONTIG = 1, PLAN_UNORDERED = 2 };
+enum { PLAN_SMALL = 1, PLAN_UNORDERED = 2 };
+
+/*
+ * Automatic mode: two-phase writes pay when the extents are small (a system call per extent costs
+ * more than moving the bytes through an aggregator); measured on one host, the crossover lies
+ * between 1 and 4 KiB per extent. Reads stay independent: sieving reads on a shared page cache
+ * beat aggregation (docs/IO.md has the numbers).
+ */
+#define SMALL_EXTENT 2048
 
 typedef struct {
     empi_file_t *f;
@@ -78,8 +86,8 @@ static int build_extents(empi_file_t *f, MPI_Offset pos, MPI_Offset len, extent_
         e[(*n)++] = (extent_t){off, l, spos};
         spos += l;
     }
-    if (*n > 1)
-        plan->flags |= PLAN_NONCONTIG;
+    if (*n > 1 && spos / *n < SMALL_EXTENT)
+        plan->flags |= PLAN_SMALL;
     plan->lo = *n ? e[0].off : 0;
     plan->hi = *n ? e[*n - 1].off + e[*n - 1].len : 0;
     *out = e;
@@ -336,7 +344,7 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
     empi_file_t *f = c->f;
     int enabled = c->dir == EMPI_IO_WRITE ? f->cb_write : f->cb_read;
     /* the same everywhere: the view's representation and the atomicity are set collectively */
-    if (f->comm->size == 1 || enabled == 0 || f->atomic || f->view.rep)
+    if (f->comm->size == 1 || enabled == 0 || f->atomic || f->view.rep || (enabled < 0 && c->dir == EMPI_IO_READ))
         return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
     MPI_Offset pos = c->offset * f->view.esize, total = c->count * c->dt->size;
     if (c->dir == EMPI_IO_READ)
@@ -351,7 +359,7 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
     MPI_Offset flags = 0;
     for (int i = 0; rc2 == MPI_SUCCESS && i < t.n; i++)
         flags |= plans[i].flags;
-    if (rc2 != MPI_SUCCESS || (flags & PLAN_UNORDERED) || (enabled < 0 && !(flags & PLAN_NONCONTIG))) {
+    if (rc2 != MPI_SUCCESS || (flags & PLAN_UNORDERED) || (enabled < 0 && !(flags & PLAN_SMALL))) {
         free(plans), free(t.ext);
         if (rc2 != MPI_SUCCESS)
             return rc2;
