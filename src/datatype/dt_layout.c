@@ -7,6 +7,7 @@
  *   - a tree that expands to at most EMPI_DT_FLATTEN_LIMIT runs becomes a flat run list.
  * A vector whose block is one run keeps its loop form (pack's fastest path), however long.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,38 @@ static void emit_runs(const empi_dt_layout_t *l, MPI_Aint base, MPI_Aint *disp, 
                 emit_runs(l->kids[i], base + l->disp[i] + (MPI_Aint)j * l->kext[i], disp, len, m);
         break;
     }
+}
+
+int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MPI_Count **len)
+{
+    const MPI_Count limit = (MPI_Count)1 << 40;   /* far beyond what memory could hold */
+    MPI_Count c = count_runs(dt->layout, limit);
+    *n = 0, *disp = NULL, *len = NULL;
+    if (c == 0)
+        return MPI_SUCCESS;
+    if (c > limit || (size_t)c > SIZE_MAX / sizeof(MPI_Aint))
+        return MPI_ERR_NO_MEM;
+    *disp = malloc((size_t)c * sizeof(MPI_Aint));
+    *len = malloc((size_t)c * sizeof(MPI_Count));
+    if (!*disp || !*len) {
+        free(*disp), free(*len);
+        *disp = NULL, *len = NULL;
+        return MPI_ERR_NO_MEM;
+    }
+    MPI_Count m = 0;
+    emit_runs(dt->layout, 0, *disp, *len, &m);
+    MPI_Count kept = 0;   /* merge runs that abut across tree nodes */
+    for (MPI_Count i = 0; i < m; i++) {
+        if (kept > 0 && (*disp)[kept - 1] + (MPI_Aint)(*len)[kept - 1] == (*disp)[i]) {
+            (*len)[kept - 1] += (*len)[i];
+        } else {
+            (*disp)[kept] = (*disp)[i];
+            (*len)[kept] = (*len)[i];
+            kept++;
+        }
+    }
+    *n = kept;
+    return MPI_SUCCESS;
 }
 
 /* Replace l by its flat run list when that is small; consumes l. */

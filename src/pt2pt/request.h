@@ -17,6 +17,7 @@ typedef enum {
     EMPI_REQ_RECV,
     EMPI_REQ_COLL,        /* collective schedule; `poll` advances it */
     EMPI_REQ_GREQ,        /* generalized request */
+    EMPI_REQ_FILE,        /* MPI-IO access (src/io/): the I/O is done when it starts, born complete */
 } empi_req_kind_t;
 
 typedef enum { EMPI_MODE_STANDARD, EMPI_MODE_SYNC, EMPI_MODE_READY, EMPI_MODE_BUFFERED } empi_send_mode_t;
