@@ -57,13 +57,14 @@ int empi_shared_open(empi_file_t *f, MPI_Offset initial)
     }
     if (!on_one_host(comm))
         return MPI_SUCCESS;   /* no shared pointer; its calls will say so */
-    static unsigned serial;
+    static _Atomic unsigned serial;   /* files opened concurrently by several threads get distinct names */
     struct {
         int ok;
         char name[60];
     } seg = {0};
     if (comm->rank == 0) {
-        snprintf(seg.name, sizeof seg.name, "/empi-%s-io-%d-%u", empi_g.boot.jobid, empi_g.boot.rank, serial++);
+        snprintf(seg.name, sizeof seg.name, "/empi-%s-io-%d-%u", empi_g.boot.jobid, empi_g.boot.rank,
+                 atomic_fetch_add(&serial, 1));
         f->shared.ptr = map_segment(seg.name, 1);
         seg.ok = f->shared.ptr != NULL;
         if (seg.ok)
