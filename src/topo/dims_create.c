@@ -159,8 +159,9 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
             break;
     }
     if (fixed > nnodes || nnodes % fixed != 0)
-        return empi_err_noobj(MPI_ERR_DIMS, "%s: nnodes %d is not a multiple of the product of the nonzero dims (%lld%s)",
-                              fn, nnodes, fixed, fixed > nnodes ? " or more" : "");
+        return empi_err_noobj(MPI_ERR_DIMS,
+                              "%s: nnodes %d is not a multiple of the product of the nonzero dims (%lld%s)", fn,
+                              nnodes, fixed, fixed > nnodes ? " or more" : "");
     if (nfree == 0 && fixed != nnodes)
         return empi_err_noobj(MPI_ERR_DIMS, "%s: no dim is 0 and the product of dims (%lld) is not nnodes %d", fn,
                               fixed, nnodes);

@@ -147,7 +147,8 @@ static void check_dist(MPI_Comm c, int weighted, int ordered, const char *what)
     if (ordered) {
         CHECK(!memcmp(s, in, (size_t)nin * sizeof(int)) && !memcmp(d, out, (size_t)nout * sizeof(int)),
               "%s: neighbors not in the order given", what);
-        CHECK(!weighted || (!memcmp(sw, inw, (size_t)nin * sizeof(int)) && !memcmp(dw, outw, (size_t)nout * sizeof(int))),
+        CHECK(!weighted ||
+                  (!memcmp(sw, inw, (size_t)nin * sizeof(int)) && !memcmp(dw, outw, (size_t)nout * sizeof(int))),
               "%s: weights not in the order given", what);
     } else {
         CHECK(same_edges(s, weighted ? sw : NULL, in, weighted ? inw : NULL, nin), "%s: wrong in-edges", what);
