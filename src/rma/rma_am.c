@@ -82,6 +82,8 @@ static struct {
     int ready;
 } am;
 
+int empi_rma_am_windows;
+
 static int am_progress(void);
 static void am_deliver(int src, const void *pkt, size_t len);
 
@@ -103,8 +105,21 @@ void empi_rma_am_register(empi_win_t *w)
     am.wins = w;
 }
 
+/* A window that has (or gets) a peer on the AM path: the process must poll in local calls. */
+void empi_rma_am_uses(empi_win_t *w)
+{
+    if (!w->uses_am) {
+        w->uses_am = 1;
+        empi_rma_am_windows++;
+    }
+}
+
 void empi_rma_am_unregister(empi_win_t *w)
 {
+    if (w->uses_am) {
+        w->uses_am = 0;
+        empi_rma_am_windows--;
+    }
     for (empi_win_t **p = &am.wins; *p; p = &(*p)->next_am)
         if (*p == w) {
             *p = w->next_am;

@@ -56,6 +56,7 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
 {
     empi_win_peer_t *p = &w->peers[op->target];
     int rc;
+    empi_rma_am_poll();
     if (EMPI_LIKELY(p->path == EMPI_RMA_DIRECT))
         return empi_rma_direct(w, op);
     if (p->path == EMPI_RMA_CMA) {
@@ -63,6 +64,7 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
         if (rc != EMPI_RMA_CMA_REFUSED)
             return rc;
         p->path = EMPI_RMA_AM;   /* the kernel will not let us: the target's handler does it */
+        empi_rma_am_uses(w);
     }
     p->sync |= EMPI_WIN_SYNC_TOUCHED;
     return empi_rma_am(w, op);

@@ -21,6 +21,7 @@
 
 #include "comm/comm.h"
 #include "core/global.h"
+#include "core/progress.h"
 #include "core/errhandler.h"
 #include "core/object.h"
 #include "datatype/datatype.h"
@@ -115,6 +116,7 @@ typedef struct empi_win {
     /* active-message state */
     struct empi_win *next_am;  /* list of windows by context id, for arriving packets */
     uint32_t am_id;
+    int uses_am;               /* counted in empi_rma_am_windows */
     struct empi_rma_am_wait *am_waiting;   /* lock requests that must wait for the lock word */
 } empi_win_t;
 
@@ -228,9 +230,18 @@ empi_datatype_t *empi_rma_elem_type(empi_basic_t b);
 int empi_rma_cma_rw(pid_t pid, int write, void *local, uint64_t remote, size_t len);
 
 /* ---- active messages (rma_am.c) ---- */
+/* Windows of this process with peers reached by AM: their packets are applied only when we poll,
+   so calls that complete locally still poll progress while this is nonzero. */
+extern int empi_rma_am_windows;
+static inline void empi_rma_am_poll(void)
+{
+    if (EMPI_UNLIKELY(empi_rma_am_windows))
+        empi_progress_poll();
+}
 int empi_rma_am_init(void);
 void empi_rma_am_register(empi_win_t *w);
 void empi_rma_am_unregister(empi_win_t *w);
+void empi_rma_am_uses(empi_win_t *w);
 int empi_rma_am_lock(empi_win_t *w, int t, int exclusive);
 int empi_rma_am_unlock(empi_win_t *w, int t, int exclusive);
 int empi_rma_am_flush(empi_win_t *w, int t);

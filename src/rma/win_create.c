@@ -109,6 +109,10 @@ static void setup_peers(empi_win_t *w, const size_rec_t *recs, const uint64_t *b
         else
             p->path = shared ? EMPI_RMA_DIRECT : EMPI_RMA_CMA;
     }
+    /* every rank polls if any rank reaches another by AM: we may be someone's AM target */
+    int am_anywhere = force_am || w->nnode != w->size;
+    if (am_anywhere)
+        empi_rma_am_uses(w);
 }
 
 static int build(empi_win_t *w, empi_comm_t *c, const empi_info_t *info)

@@ -54,6 +54,7 @@ int empi_win_flush_peer(empi_win_t *w, int t)
         p->sync &= (uint8_t)~EMPI_WIN_SYNC_TOUCHED;
         return empi_rma_am_flush(w, t);
     }
+    empi_rma_am_poll();
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }
