@@ -69,16 +69,26 @@ static int lock_target(empi_win_t *w, int t, int exclusive)
     return MPI_SUCCESS;
 }
 
+/*
+ * Direct and CMA operations are complete already; the release store of the lock word orders them
+ * before the next locker's acquire, so no full fence is needed here (a flush has one, for
+ * store-then-load patterns inside an epoch).
+ */
 static int unlock_target(empi_win_t *w, int t, int exclusive)
 {
     empi_win_peer_t *p = &w->peers[t];
-    int rc = empi_win_flush_peer(w, t);
-    if (w->no_locks)
-        return rc;
-    if (p->path == EMPI_RMA_AM)
+    if (p->path == EMPI_RMA_AM) {
+        int rc = empi_win_flush_peer(w, t);
+        if (rc != MPI_SUCCESS || w->no_locks)
+            return rc;
         return empi_rma_am_unlock(w, t, exclusive);
-    empi_win_lock_release(&p->slot->lock, exclusive);
-    return rc;
+    }
+    empi_rma_am_poll();
+    if (w->no_locks)
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        empi_win_lock_release(&p->slot->lock, exclusive);
+    return MPI_SUCCESS;
 }
 
 static int check_rank(empi_win_t *w, const char *fname, int rank)
