@@ -76,7 +76,10 @@ static int place_memory(empi_win_t *w, const size_rec_t *recs, int contiguous, s
         *rc = MPI_ERR_NO_MEM;
         return 0;
     }
-    /* private fallback: peers reach it like a created window */
+    /* private fallback, reached like a created window: a segment of control blocks only */
+    memset(offs, 0, (size_t)w->nnode * sizeof *offs);
+    if ((*rc = empi_win_seg_create(w, offs, 0, offs)) != MPI_SUCCESS)
+        return 0;
     w->base = malloc(w->mysize > 0 ? (size_t)w->mysize : 1);
     w->owns_private = w->base != NULL;
     *rc = empi_win_agree(w, w->base != NULL) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
