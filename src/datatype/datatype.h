@@ -112,4 +112,12 @@ int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MP
 MPI_Count empi_dt_external32_size(const empi_datatype_t *dt, MPI_Count count);
 void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void *native, void *ext, int to_ext);
 
+/*
+ * The contiguous runs of (count, dt) in packed-stream order (src/datatype/dt_runs.c): fn gets each
+ * run's byte displacement from the buffer origin, its offset in the packed stream and its length.
+ * Adjacent runs are merged. A nonzero return from fn stops the walk and is returned.
+ */
+typedef int (*empi_dt_run_fn)(void *ctx, MPI_Aint disp, MPI_Count stream_off, MPI_Count len);
+int empi_dt_runs(MPI_Count count, const empi_datatype_t *dt, empi_dt_run_fn fn, void *ctx);
+
 #endif

@@ -76,6 +76,18 @@ static empi_request_t *new_p2p_request(empi_req_kind_t kind, void *buf, MPI_Coun
     return req;
 }
 
+void (*empi_pt2pt_rma_handler)(int src, const void *pkt, size_t len);
+
+int empi_pt2pt_packet_send(int world_peer, const struct iovec *iov, int iovcnt)
+{
+    return empi_p2p.peer_tp[world_peer]->am_send(world_peer, iov, iovcnt);
+}
+
+size_t empi_pt2pt_packet_max(int world_peer)
+{
+    return empi_p2p.peer_tp[world_peer]->max_packet;
+}
+
 int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag, empi_comm_t *comm,
                uint32_t ctx, empi_send_mode_t mode, empi_request_t **out)
 {

@@ -230,6 +230,11 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
     case EMPI_PKT_SYNC_ACK:
         empi_send_complete((empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq);
         break;
+    case EMPI_PKT_RMA:
+        if (!empi_pt2pt_rma_handler)
+            empi_fatal(MPI_ERR_INTERN, "corrupt packet: RMA packet without an RMA layer");
+        empi_pt2pt_rma_handler(src, pkt, len);
+        break;
     default:
         empi_fatal(MPI_ERR_INTERN, "corrupt packet: unknown type");
     }
