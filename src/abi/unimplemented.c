@@ -202,17 +202,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     return empi_unsupported("MPI_Comm_connect");
 }
 
-EMPI_WEAK_ALIAS(Comm_create_from_group)
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
-{
-    (void)group;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newcomm;
-    return empi_unsupported("MPI_Comm_create_from_group");
-}
-
 EMPI_WEAK_ALIAS(Comm_detach_buffer)
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
@@ -1600,41 +1589,6 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
     (void)comm;
     (void)request;
     return empi_unsupported("MPI_Ineighbor_alltoallw_c");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_create)
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    (void)local_comm;
-    (void)local_leader;
-    (void)peer_comm;
-    (void)remote_leader;
-    (void)tag;
-    (void)newintercomm;
-    return empi_unsupported_on_comm(local_comm, "MPI_Intercomm_create");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_create_from_groups)
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
-{
-    (void)local_group;
-    (void)local_leader;
-    (void)remote_group;
-    (void)remote_leader;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newintercomm;
-    return empi_unsupported("MPI_Intercomm_create_from_groups");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_merge)
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    (void)intercomm;
-    (void)high;
-    (void)newintracomm;
-    return empi_unsupported_on_comm(intercomm, "MPI_Intercomm_merge");
 }
 
 EMPI_WEAK_ALIAS(Lookup_name)

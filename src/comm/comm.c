@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/attr.h"
 #include "core/error.h"
 #include "core/global.h"
@@ -64,6 +64,11 @@ static void release_contents(empi_comm_t *c)
     c->coll_cache = NULL;
     empi_group_release(c->group);
     c->group = NULL;
+    empi_group_release(c->remote_group);
+    c->remote_group = NULL;
+    if (c->local_comm)
+        empi_comm_release(c->local_comm);
+    c->local_comm = NULL;
     c->world_ranks = NULL;
     empi_errhandler_release(c->errhandler);
     c->errhandler = NULL;
@@ -117,6 +122,8 @@ void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag)
 
 int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out)
 {
+    if (empi_comm_is_inter(parent))
+        return empi_intercomm_dup(parent, out);
     empi_coll_set_t set;
     empi_comm_set_all_of(parent, &set, EMPI_COMM_CREATE_TAG);
     uint32_t context_id;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -86,7 +86,7 @@ static int do_init(int required, int *provided, const char *fname)
     empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
 
     if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
-        empi_comm_init() != MPI_SUCCESS)
+        empi_comm_boot_init() != MPI_SUCCESS || empi_comm_init() != MPI_SUCCESS)
         empi_fatal(MPI_ERR_INTERN, "MPI_Init: a layer failed to start");
     if (empi_boot_fence() != 0)
         empi_fatal(MPI_ERR_INTERN, "MPI_Init: bootstrap fence failed");
@@ -129,6 +129,7 @@ int PMPI_Finalize(void)
     if (empi_boot_fence() != 0)
         empi_fatal(MPI_ERR_INTERN, "MPI_Finalize: bootstrap fence failed");
     empi_comm_finalize();
+    empi_comm_boot_finalize();
     for (size_t i = sizeof active_transports / sizeof active_transports[0]; i-- > 0;)
         if (active_transports[i])
             active_transports[i]->finalize();
