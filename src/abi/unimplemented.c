@@ -1432,15 +1432,6 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return empi_unsupported("MPI_Grequest_start");
 }
 
-EMPI_WEAK_ALIAS(Group_from_session_pset)
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
-{
-    (void)session;
-    (void)pset_name;
-    (void)newgroup;
-    return empi_unsupported("MPI_Group_from_session_pset");
-}
-
 EMPI_WEAK_ALIAS(Ineighbor_allgather)
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -2242,14 +2233,6 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
     return empi_unsupported("MPI_Session_attach_buffer_c");
 }
 
-EMPI_WEAK_ALIAS(Session_call_errhandler)
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-    (void)session;
-    (void)errorcode;
-    return empi_unsupported("MPI_Session_call_errhandler");
-}
-
 EMPI_WEAK_ALIAS(Session_detach_buffer)
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
@@ -2268,71 +2251,11 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
     return empi_unsupported("MPI_Session_detach_buffer_c");
 }
 
-EMPI_WEAK_ALIAS(Session_finalize)
-int PMPI_Session_finalize(MPI_Session *session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_finalize");
-}
-
 EMPI_WEAK_ALIAS(Session_flush_buffer)
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
     (void)session;
     return empi_unsupported("MPI_Session_flush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_fromint)
-MPI_Session PMPI_Session_fromint(int session)
-{
-    (void)session;
-    empi_unsupported("MPI_Session_fromint");
-    return MPI_SESSION_NULL;
-}
-
-EMPI_WEAK_ALIAS(Session_get_errhandler)
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return empi_unsupported("MPI_Session_get_errhandler");
-}
-
-EMPI_WEAK_ALIAS(Session_get_info)
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
-{
-    (void)session;
-    (void)info_used;
-    return empi_unsupported("MPI_Session_get_info");
-}
-
-EMPI_WEAK_ALIAS(Session_get_nth_pset)
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
-{
-    (void)session;
-    (void)info;
-    (void)n;
-    (void)pset_len;
-    (void)pset_name;
-    return empi_unsupported("MPI_Session_get_nth_pset");
-}
-
-EMPI_WEAK_ALIAS(Session_get_num_psets)
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
-{
-    (void)session;
-    (void)info;
-    (void)npset_names;
-    return empi_unsupported("MPI_Session_get_num_psets");
-}
-
-EMPI_WEAK_ALIAS(Session_get_pset_info)
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
-{
-    (void)session;
-    (void)pset_name;
-    (void)info;
-    return empi_unsupported("MPI_Session_get_pset_info");
 }
 
 EMPI_WEAK_ALIAS(Session_iflush_buffer)
@@ -2341,30 +2264,6 @@ int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
     (void)session;
     (void)request;
     return empi_unsupported("MPI_Session_iflush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_init)
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
-{
-    (void)info;
-    (void)errhandler;
-    (void)session;
-    return empi_unsupported("MPI_Session_init");
-}
-
-EMPI_WEAK_ALIAS(Session_set_errhandler)
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return empi_unsupported("MPI_Session_set_errhandler");
-}
-
-EMPI_WEAK_ALIAS(Session_toint)
-int PMPI_Session_toint(MPI_Session session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_toint");
 }
 
 EMPI_WEAK_ALIAS(T_category_changed)
