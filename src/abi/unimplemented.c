@@ -1414,24 +1414,6 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     return empi_unsupported_on_comm(comm, "MPI_Graphdims_get");
 }
 
-EMPI_WEAK_ALIAS(Grequest_complete)
-int PMPI_Grequest_complete(MPI_Request request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Grequest_complete");
-}
-
-EMPI_WEAK_ALIAS(Grequest_start)
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
-{
-    (void)query_fn;
-    (void)free_fn;
-    (void)cancel_fn;
-    (void)extra_state;
-    (void)request;
-    return empi_unsupported("MPI_Grequest_start");
-}
-
 EMPI_WEAK_ALIAS(Ineighbor_allgather)
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -1589,21 +1571,6 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     (void)info;
     (void)port_name;
     return empi_unsupported("MPI_Lookup_name");
-}
-
-EMPI_WEAK_ALIAS(Message_fromint)
-MPI_Message PMPI_Message_fromint(int message)
-{
-    (void)message;
-    empi_unsupported("MPI_Message_fromint");
-    return MPI_MESSAGE_NULL;
-}
-
-EMPI_WEAK_ALIAS(Message_toint)
-int PMPI_Message_toint(MPI_Message message)
-{
-    (void)message;
-    return empi_unsupported("MPI_Message_toint");
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgather)
@@ -2003,53 +1970,6 @@ int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function
     (void)dtype_file_extent_fn;
     (void)extra_state;
     return empi_unsupported("MPI_Register_datarep_c");
-}
-
-EMPI_WEAK_ALIAS(Request_fromint)
-MPI_Request PMPI_Request_fromint(int request)
-{
-    (void)request;
-    empi_unsupported("MPI_Request_fromint");
-    return MPI_REQUEST_NULL;
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_all)
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return empi_unsupported("MPI_Request_get_status_all");
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_any)
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)flag;
-    (void)status;
-    return empi_unsupported("MPI_Request_get_status_any");
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_some)
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
-{
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return empi_unsupported("MPI_Request_get_status_some");
-}
-
-EMPI_WEAK_ALIAS(Request_toint)
-int PMPI_Request_toint(MPI_Request request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Request_toint");
 }
 
 EMPI_WEAK_ALIAS(Rget)
