@@ -67,13 +67,6 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
     return empi_unsupported("MPI_Accumulate_c");
 }
 
-EMPI_WEAK_ALIAS(Buffer_iflush)
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Buffer_iflush");
-}
-
 EMPI_WEAK_ALIAS(Cart_coords)
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
@@ -173,24 +166,6 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     return empi_unsupported("MPI_Comm_accept");
 }
 
-EMPI_WEAK_ALIAS(Comm_attach_buffer)
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_attach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_attach_buffer_c)
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_attach_buffer_c");
-}
-
 EMPI_WEAK_ALIAS(Comm_connect)
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -200,53 +175,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     (void)comm;
     (void)newcomm;
     return empi_unsupported("MPI_Comm_connect");
-}
-
-EMPI_WEAK_ALIAS(Comm_detach_buffer)
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_detach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_detach_buffer_c)
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_detach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Comm_disconnect)
-int PMPI_Comm_disconnect(MPI_Comm *comm)
-{
-    (void)comm;
-    return empi_unsupported("MPI_Comm_disconnect");
-}
-
-EMPI_WEAK_ALIAS(Comm_flush_buffer)
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
-{
-    (void)comm;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_flush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_get_parent)
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    (void)parent;
-    return empi_unsupported("MPI_Comm_get_parent");
-}
-
-EMPI_WEAK_ALIAS(Comm_iflush_buffer)
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
-{
-    (void)comm;
-    (void)request;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_iflush_buffer");
 }
 
 EMPI_WEAK_ALIAS(Comm_join)
@@ -2068,57 +1996,6 @@ int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype or
     (void)win;
     (void)request;
     return empi_unsupported("MPI_Rput_c");
-}
-
-EMPI_WEAK_ALIAS(Session_attach_buffer)
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported("MPI_Session_attach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_attach_buffer_c)
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported("MPI_Session_attach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Session_detach_buffer)
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported("MPI_Session_detach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_detach_buffer_c)
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported("MPI_Session_detach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Session_flush_buffer)
-int PMPI_Session_flush_buffer(MPI_Session session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_flush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_iflush_buffer)
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
-{
-    (void)session;
-    (void)request;
-    return empi_unsupported("MPI_Session_iflush_buffer");
 }
 
 EMPI_WEAK_ALIAS(T_category_changed)

@@ -34,6 +34,8 @@ typedef struct empi_comm {
        into remote_group, so point-to-point ranks name remote processes with no pt2pt change. */
     empi_group_t *remote_group;
     struct empi_comm *local_comm;   /* intracommunicator over the local group (intercomm collectives) */
+    struct empi_bsend_buffer *bsend_buffer;   /* MPI_Comm_attach_buffer, or NULL */
+    struct empi_session *session;   /* the session its group came from (MPI_Comm_create_from_group) */
 } empi_comm_t;
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)

@@ -108,6 +108,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     int rc = empi_comm_agree_context_n(&set, &bridge, EMPI_INTERCOMM_CONTEXTS, &ctx);
     if (rc == MPI_SUCCESS)
         rc = empi_intercomm_build(lg, rg, ctx, eh, &d);
+    if (rc == MPI_SUCCESS)
+        d->session = lg->session;
     empi_unlock();
     free(ranks);
     if (rc != MPI_SUCCESS)
@@ -151,6 +153,8 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
         rc = empi_comm_build_eh(g, ctx, eh, &d);
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL)
         d->info = empi_info_dup(empi_info_get(info));
+    if (rc == MPI_SUCCESS)
+        d->session = g->session;
     empi_unlock();
     free(ranks);
     if (rc != MPI_SUCCESS)

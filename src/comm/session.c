@@ -202,15 +202,11 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     int which = pset_index(pset_name);
     if (which < 0)
         return empi_err_session(s, MPI_ERR_ARG, "%s: no process set named \"%s\"", fn, pset_name ? pset_name : "(null)");
-    empi_group_t *g;
-    if (which == 0) {
-        g = empi_comm_boot.group;
-        empi_group_retain(g);
-    } else {
-        g = empi_group_new(1, &empi_g.boot.rank);
-    }
+    empi_group_t *g = which == 0 ? empi_group_new(empi_comm_boot.size, empi_comm_boot.group->world_ranks)
+                                 : empi_group_new(1, &empi_g.boot.rank);
     if (!g)
         return empi_err_session(s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    g->session = s;   /* communicators made from it use the session's buffered-send buffer */
     *newgroup = g->handle;
     return MPI_SUCCESS;
 }

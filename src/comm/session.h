@@ -6,6 +6,8 @@
 #ifndef EMPI_SESSION_H
 #define EMPI_SESSION_H
 
+#include <stddef.h>
+
 #include "core/errhandler.h"
 #include "core/object.h"
 #include "mpi.h"
