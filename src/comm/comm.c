@@ -149,16 +149,12 @@ static void set_world_attrs(void)
 
 int empi_comm_init(void)
 {
-    int n = empi_g.boot.size, me = empi_g.boot.rank;
-    int *ranks = malloc((size_t)n * sizeof *ranks);
-    if (!ranks)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        ranks[i] = i;
-    empi_group_t *world_group = empi_group_new(n, ranks);
+    int me = empi_g.boot.rank;
+    /* The world group is the hidden all-process communicator's, up since the layers started. */
+    empi_group_t *world_group = empi_comm_boot.group;
+    empi_group_retain(world_group);
     empi_group_t *self_group = empi_group_new(1, &me);
-    free(ranks);
-    if (!world_group || !self_group)
+    if (!self_group)
         return MPI_ERR_NO_MEM;
 
     memset(&empi_comm_world, 0, sizeof empi_comm_world);
