@@ -4,13 +4,6 @@
 #include "core/global.h"
 #include "mpi.h"
 
-EMPI_WEAK_ALIAS(Buffer_iflush)
-int PMPI_Buffer_iflush(MPI_Request *request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Buffer_iflush");
-}
-
 EMPI_WEAK_ALIAS(Close_port)
 int PMPI_Close_port(const char *port_name)
 {
@@ -29,24 +22,6 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
     return empi_unsupported("MPI_Comm_accept");
 }
 
-EMPI_WEAK_ALIAS(Comm_attach_buffer)
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_attach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_attach_buffer_c)
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
-{
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_attach_buffer_c");
-}
-
 EMPI_WEAK_ALIAS(Comm_connect)
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -56,64 +31,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm c
     (void)comm;
     (void)newcomm;
     return empi_unsupported("MPI_Comm_connect");
-}
-
-EMPI_WEAK_ALIAS(Comm_create_from_group)
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
-{
-    (void)group;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newcomm;
-    return empi_unsupported("MPI_Comm_create_from_group");
-}
-
-EMPI_WEAK_ALIAS(Comm_detach_buffer)
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_detach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_detach_buffer_c)
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
-{
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_detach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Comm_disconnect)
-int PMPI_Comm_disconnect(MPI_Comm *comm)
-{
-    (void)comm;
-    return empi_unsupported("MPI_Comm_disconnect");
-}
-
-EMPI_WEAK_ALIAS(Comm_flush_buffer)
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
-{
-    (void)comm;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_flush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Comm_get_parent)
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    (void)parent;
-    return empi_unsupported("MPI_Comm_get_parent");
-}
-
-EMPI_WEAK_ALIAS(Comm_iflush_buffer)
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
-{
-    (void)comm;
-    (void)request;
-    return empi_unsupported_on_comm(comm, "MPI_Comm_iflush_buffer");
 }
 
 EMPI_WEAK_ALIAS(Comm_join)
@@ -160,68 +77,6 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
     return empi_unsupported("MPI_Get_hw_resource_info");
 }
 
-EMPI_WEAK_ALIAS(Grequest_complete)
-int PMPI_Grequest_complete(MPI_Request request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Grequest_complete");
-}
-
-EMPI_WEAK_ALIAS(Grequest_start)
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
-{
-    (void)query_fn;
-    (void)free_fn;
-    (void)cancel_fn;
-    (void)extra_state;
-    (void)request;
-    return empi_unsupported("MPI_Grequest_start");
-}
-
-EMPI_WEAK_ALIAS(Group_from_session_pset)
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
-{
-    (void)session;
-    (void)pset_name;
-    (void)newgroup;
-    return empi_unsupported("MPI_Group_from_session_pset");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_create)
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    (void)local_comm;
-    (void)local_leader;
-    (void)peer_comm;
-    (void)remote_leader;
-    (void)tag;
-    (void)newintercomm;
-    return empi_unsupported_on_comm(local_comm, "MPI_Intercomm_create");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_create_from_groups)
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
-{
-    (void)local_group;
-    (void)local_leader;
-    (void)remote_group;
-    (void)remote_leader;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newintercomm;
-    return empi_unsupported("MPI_Intercomm_create_from_groups");
-}
-
-EMPI_WEAK_ALIAS(Intercomm_merge)
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    (void)intercomm;
-    (void)high;
-    (void)newintracomm;
-    return empi_unsupported_on_comm(intercomm, "MPI_Intercomm_merge");
-}
-
 EMPI_WEAK_ALIAS(Lookup_name)
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
@@ -229,21 +84,6 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     (void)info;
     (void)port_name;
     return empi_unsupported("MPI_Lookup_name");
-}
-
-EMPI_WEAK_ALIAS(Message_fromint)
-MPI_Message PMPI_Message_fromint(int message)
-{
-    (void)message;
-    empi_unsupported("MPI_Message_fromint");
-    return MPI_MESSAGE_NULL;
-}
-
-EMPI_WEAK_ALIAS(Message_toint)
-int PMPI_Message_toint(MPI_Message message)
-{
-    (void)message;
-    return empi_unsupported("MPI_Message_toint");
 }
 
 EMPI_WEAK_ALIAS(Open_port)
@@ -254,71 +94,6 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     return empi_unsupported("MPI_Open_port");
 }
 
-EMPI_WEAK_ALIAS(Parrived)
-int PMPI_Parrived(MPI_Request request, int partition, int *flag)
-{
-    (void)request;
-    (void)partition;
-    (void)flag;
-    return empi_unsupported("MPI_Parrived");
-}
-
-EMPI_WEAK_ALIAS(Pready)
-int PMPI_Pready(int partition, MPI_Request request)
-{
-    (void)partition;
-    (void)request;
-    return empi_unsupported("MPI_Pready");
-}
-
-EMPI_WEAK_ALIAS(Pready_list)
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
-{
-    (void)length;
-    (void)array_of_partitions;
-    (void)request;
-    return empi_unsupported("MPI_Pready_list");
-}
-
-EMPI_WEAK_ALIAS(Pready_range)
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
-{
-    (void)partition_low;
-    (void)partition_high;
-    (void)request;
-    return empi_unsupported("MPI_Pready_range");
-}
-
-EMPI_WEAK_ALIAS(Precv_init)
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return empi_unsupported("MPI_Precv_init");
-}
-
-EMPI_WEAK_ALIAS(Psend_init)
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
-{
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return empi_unsupported("MPI_Psend_init");
-}
-
 EMPI_WEAK_ALIAS(Publish_name)
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -326,196 +101,6 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     (void)info;
     (void)port_name;
     return empi_unsupported("MPI_Publish_name");
-}
-
-EMPI_WEAK_ALIAS(Request_fromint)
-MPI_Request PMPI_Request_fromint(int request)
-{
-    (void)request;
-    empi_unsupported("MPI_Request_fromint");
-    return MPI_REQUEST_NULL;
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_all)
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return empi_unsupported("MPI_Request_get_status_all");
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_any)
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
-{
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)flag;
-    (void)status;
-    return empi_unsupported("MPI_Request_get_status_any");
-}
-
-EMPI_WEAK_ALIAS(Request_get_status_some)
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
-{
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return empi_unsupported("MPI_Request_get_status_some");
-}
-
-EMPI_WEAK_ALIAS(Request_toint)
-int PMPI_Request_toint(MPI_Request request)
-{
-    (void)request;
-    return empi_unsupported("MPI_Request_toint");
-}
-
-EMPI_WEAK_ALIAS(Session_attach_buffer)
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported("MPI_Session_attach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_attach_buffer_c)
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
-{
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return empi_unsupported("MPI_Session_attach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Session_call_errhandler)
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
-{
-    (void)session;
-    (void)errorcode;
-    return empi_unsupported("MPI_Session_call_errhandler");
-}
-
-EMPI_WEAK_ALIAS(Session_detach_buffer)
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported("MPI_Session_detach_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_detach_buffer_c)
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
-{
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return empi_unsupported("MPI_Session_detach_buffer_c");
-}
-
-EMPI_WEAK_ALIAS(Session_finalize)
-int PMPI_Session_finalize(MPI_Session *session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_finalize");
-}
-
-EMPI_WEAK_ALIAS(Session_flush_buffer)
-int PMPI_Session_flush_buffer(MPI_Session session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_flush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_fromint)
-MPI_Session PMPI_Session_fromint(int session)
-{
-    (void)session;
-    empi_unsupported("MPI_Session_fromint");
-    return MPI_SESSION_NULL;
-}
-
-EMPI_WEAK_ALIAS(Session_get_errhandler)
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return empi_unsupported("MPI_Session_get_errhandler");
-}
-
-EMPI_WEAK_ALIAS(Session_get_info)
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
-{
-    (void)session;
-    (void)info_used;
-    return empi_unsupported("MPI_Session_get_info");
-}
-
-EMPI_WEAK_ALIAS(Session_get_nth_pset)
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
-{
-    (void)session;
-    (void)info;
-    (void)n;
-    (void)pset_len;
-    (void)pset_name;
-    return empi_unsupported("MPI_Session_get_nth_pset");
-}
-
-EMPI_WEAK_ALIAS(Session_get_num_psets)
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
-{
-    (void)session;
-    (void)info;
-    (void)npset_names;
-    return empi_unsupported("MPI_Session_get_num_psets");
-}
-
-EMPI_WEAK_ALIAS(Session_get_pset_info)
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
-{
-    (void)session;
-    (void)pset_name;
-    (void)info;
-    return empi_unsupported("MPI_Session_get_pset_info");
-}
-
-EMPI_WEAK_ALIAS(Session_iflush_buffer)
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
-{
-    (void)session;
-    (void)request;
-    return empi_unsupported("MPI_Session_iflush_buffer");
-}
-
-EMPI_WEAK_ALIAS(Session_init)
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
-{
-    (void)info;
-    (void)errhandler;
-    (void)session;
-    return empi_unsupported("MPI_Session_init");
-}
-
-EMPI_WEAK_ALIAS(Session_set_errhandler)
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
-{
-    (void)session;
-    (void)errhandler;
-    return empi_unsupported("MPI_Session_set_errhandler");
-}
-
-EMPI_WEAK_ALIAS(Session_toint)
-int PMPI_Session_toint(MPI_Session session)
-{
-    (void)session;
-    return empi_unsupported("MPI_Session_toint");
 }
 
 EMPI_WEAK_ALIAS(Unpublish_name)

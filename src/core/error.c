@@ -304,6 +304,16 @@ int empi_err_noobj(int errclass, const char *fmt, ...)
     return raise_on_comm(NULL, ring_store(errclass, text));
 }
 
+int empi_err_handler(empi_errhandler_t *eh, int kind, void *handle_ptr, int errclass, const char *fmt, ...)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return empi_errhandler_invoke(eh, kind, handle_ptr, ring_store(errclass, text));
+}
+
 /* Set by the RMA layer once windows exist; until then window errors go to MPI_COMM_SELF. */
 empi_errhandler_t *(*empi_win_errhandler_hook)(struct empi_win *win, MPI_Win *handle_out);
 

@@ -32,6 +32,10 @@ extern struct empi_errhandler *(*empi_file_errhandler_hook)(struct empi_file *fi
 /* Errors tied to no communicator, window or file: raised on MPI_COMM_SELF, as the standard says. */
 int empi_err_noobj(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Raise on any handler: sessions, and objects whose layer keeps its own (kind: empi_eh_kind_t). */
+int empi_err_handler(struct empi_errhandler *eh, int kind, void *handle_ptr, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Invoke an error handler for an existing code (MPI_Comm_call_errhandler and friends). */
 int empi_errhandler_invoke(struct empi_errhandler *eh, int kind, void *handle_ptr, int code);
 

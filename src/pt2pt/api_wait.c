@@ -5,14 +5,6 @@
 #include "pt2pt/args.h"
 #include "pt2pt/pt2pt.h"
 
-/* A null handle or an inactive persistent request: completes at once with an empty status. */
-static int is_inactive(MPI_Request h)
-{
-    if (h == MPI_REQUEST_NULL)
-        return 1;
-    empi_request_t *req = empi_request_get(h);
-    return req && req->persistent && !req->active;
-}
 
 static int check_request(const char *fn, MPI_Request h, empi_request_t **out)
 {
@@ -26,6 +18,9 @@ static int check_request(const char *fn, MPI_Request h, empi_request_t **out)
 static int retire(MPI_Request *handle, MPI_Status *status)
 {
     empi_request_t *req = empi_request_get(*handle);
+    int qrc = empi_request_query(req, !req->persistent);
+    if (qrc != MPI_SUCCESS)
+        req->status.MPI_ERROR = qrc;
     empi_status_out(status, &req->status);
     int rc = req->status.MPI_ERROR;
     if (req->persistent) {
@@ -57,7 +52,7 @@ EMPI_WEAK_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     EMPI_CHECK(empi_check_ptr("MPI_Wait", NULL, request, "request"));
-    if (is_inactive(*request)) {
+    if (empi_request_is_inactive(*request)) {
         empty_status(status);
         return MPI_SUCCESS;
     }
@@ -78,7 +73,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     EMPI_CHECK(empi_check_ptr("MPI_Test", NULL, request, "request"));
     EMPI_CHECK(empi_check_ptr("MPI_Test", NULL, flag, "flag"));
-    if (is_inactive(*request)) {
+    if (empi_request_is_inactive(*request)) {
         *flag = 1;
         empty_status(status);
         return MPI_SUCCESS;
@@ -117,7 +112,7 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[])
     int failed = 0;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        if (is_inactive(reqs[i])) {
+        if (empi_request_is_inactive(reqs[i])) {
             empty_status(st);
             continue;
         }
@@ -131,7 +126,7 @@ static int all_complete(int count, MPI_Request reqs[])
 {
     int done = 1;
     for (int i = 0; i < count; i++) {
-        if (is_inactive(reqs[i]))
+        if (empi_request_is_inactive(reqs[i]))
             continue;
         empi_request_t *req = empi_request_get(reqs[i]);
         if (!req->complete && !(req->ops && req->ops->poll && (req->ops->poll(req), req->complete)))
@@ -177,7 +172,7 @@ static int find_any(int count, MPI_Request reqs[])
 {
     int active = 0;
     for (int i = 0; i < count; i++) {
-        if (is_inactive(reqs[i]))
+        if (empi_request_is_inactive(reqs[i]))
             continue;
         active = 1;
         empi_request_t *req = empi_request_get(reqs[i]);
@@ -241,7 +236,7 @@ static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status
 {
     int active = 0, n = 0;
     for (int i = 0; i < count; i++) {
-        if (is_inactive(reqs[i]))
+        if (empi_request_is_inactive(reqs[i]))
             continue;
         active = 1;
         empi_request_t *req = empi_request_get(reqs[i]);
