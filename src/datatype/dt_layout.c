@@ -171,35 +171,42 @@ static void emit_runs(const empi_dt_layout_t *l, MPI_Aint base, MPI_Aint *disp, 
     }
 }
 
+typedef struct {
+    MPI_Count n;
+    MPI_Aint *disp;   /* NULL while counting */
+    MPI_Count *len;
+} flat_runs_t;
+
+static int collect_run(void *ctx, MPI_Aint disp, MPI_Count stream_off, MPI_Count len)
+{
+    (void)stream_off;
+    flat_runs_t *f = ctx;
+    if (f->disp) {
+        f->disp[f->n] = disp;
+        f->len[f->n] = len;
+    }
+    f->n++;
+    return 0;
+}
+
+/* Two walks of empi_dt_runs (count, then fill), so the run merging lives in one place. */
 int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MPI_Count **len)
 {
-    const MPI_Count limit = (MPI_Count)1 << 40;   /* far beyond what memory could hold */
-    MPI_Count c = count_runs(dt->layout, limit);
+    flat_runs_t f = {0, NULL, NULL};
     *n = 0, *disp = NULL, *len = NULL;
-    if (c == 0)
+    empi_dt_runs(1, dt, collect_run, &f);
+    if (f.n == 0)
         return MPI_SUCCESS;
-    if (c > limit || (size_t)c > SIZE_MAX / sizeof(MPI_Aint))
+    if ((size_t)f.n > SIZE_MAX / sizeof(MPI_Aint))
         return MPI_ERR_NO_MEM;
-    *disp = malloc((size_t)c * sizeof(MPI_Aint));
-    *len = malloc((size_t)c * sizeof(MPI_Count));
-    if (!*disp || !*len) {
-        free(*disp), free(*len);
-        *disp = NULL, *len = NULL;
+    MPI_Count total = f.n;
+    f = (flat_runs_t){0, malloc((size_t)total * sizeof(MPI_Aint)), malloc((size_t)total * sizeof(MPI_Count))};
+    if (!f.disp || !f.len) {
+        free(f.disp), free(f.len);
         return MPI_ERR_NO_MEM;
     }
-    MPI_Count m = 0;
-    emit_runs(dt->layout, 0, *disp, *len, &m);
-    MPI_Count kept = 0;   /* merge runs that abut across tree nodes */
-    for (MPI_Count i = 0; i < m; i++) {
-        if (kept > 0 && (*disp)[kept - 1] + (MPI_Aint)(*len)[kept - 1] == (*disp)[i]) {
-            (*len)[kept - 1] += (*len)[i];
-        } else {
-            (*disp)[kept] = (*disp)[i];
-            (*len)[kept] = (*len)[i];
-            kept++;
-        }
-    }
-    *n = kept;
+    empi_dt_runs(1, dt, collect_run, &f);
+    *n = f.n, *disp = f.disp, *len = f.len;
     return MPI_SUCCESS;
 }
 
