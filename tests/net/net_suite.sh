@@ -62,8 +62,6 @@ setup_netns() {
             ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || fail "namespace $ns setup"
         hosts+=("$subnet.$i")
     done
-    ip netns exec "${prefix}h1" ping -c1 -W2 "$subnet.2" >/dev/null 2>&1 ||
-        fail "namespaces cannot reach each other over the bridge"
     export EMPI_LAUNCHER_RSH="$here/netns_rsh.sh" NET_PREFIX="$prefix" NET_SUBNET="$subnet"
     unset EMPI_BOOTSTRAP_ADDR
 }
