@@ -94,7 +94,8 @@ int empi_net_transports(empi_transport_t **out, int max)
         return 0;
     if (sel.mode != NET_UDP && n < max)
         out[n++] = &empi_transport_tcp;
-    if (sel.mode != NET_TCP && n < max)
+    /* Hybrid with few enough peers is all tcp: udp is not even started (the rule is job-wide). */
+    if (sel.mode != NET_TCP && !(sel.mode == NET_HYBRID && sel.all_tcp) && n < max)
         out[n++] = &empi_transport_udp;
     return n;
 }
