@@ -1,10 +1,12 @@
 /* Bootstrap client for ranks started by mpiexec: reads the job layout from the
  * environment and talks to the launcher over the socket named in
- * EMPI_BOOTSTRAP_ADDR (protocol in bootstrap_proto.h).
+ * EMPI_LAUNCHER_ADDR (protocol in bootstrap_proto.h). (EMPI_BOOTSTRAP_ADDR is the
+ * user's setting of the address mpiexec listens on, read by mpiexec only.)
  *
  * Puts are batched locally and shipped with the next fence; the launcher answers
  * the fence with every rank's batch, which we keep in the local cache. Gets never
  * touch the network, so a fence costs one round trip per rank. */
+#include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_impl.h"
 #include "runtime/bootstrap_kvs.h"
 #include "runtime/bootstrap_proto.h"
@@ -45,33 +47,12 @@ static int env_int(const char *name, int *out)
 
 static int send_all(const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        /* MSG_NOSIGNAL: a vanished launcher must show up as an error, not SIGPIPE. */
-        ssize_t n = send(sock_fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return empi_boot_send_all(sock_fd, buf, len);
 }
 
 static int recv_all(void *buf, size_t len)
 {
-    char *p = buf;
-    while (len) {
-        ssize_t n = recv(sock_fd, p, len, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return empi_boot_recv_all(sock_fd, buf, len);
 }
 
 static int send_msg(uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
@@ -109,24 +90,10 @@ lost:
 
 static int connect_to(const char *addr)
 {
-    if (strncmp(addr, EMPI_BOOT_ADDR_UNIX, strlen(EMPI_BOOT_ADDR_UNIX)) != 0) {
-        fprintf(stderr, "empi bootstrap: unsupported address '%s'\n", addr);
-        return -1;
-    }
-    const char *path = addr + strlen(EMPI_BOOT_ADDR_UNIX);
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path) {
-        fprintf(stderr, "empi bootstrap: socket path too long: %s\n", path);
-        return -1;
-    }
-    strcpy(sa.sun_path, path);
-    sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sock_fd < 0 || connect(sock_fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        fprintf(stderr, "empi bootstrap: cannot connect to mpiexec at %s: %s\n", path,
-                strerror(errno));
-        if (sock_fd >= 0)
-            close(sock_fd);
-        sock_fd = -1;
+    sock_fd = empi_boot_addr_connect(addr);
+    if (sock_fd < 0) {
+        fprintf(stderr, "empi bootstrap: cannot connect to mpiexec at %s: %s\n", addr,
+                errno == EINVAL ? "unsupported address" : strerror(errno));
         return -1;
     }
     return 0;
@@ -194,10 +161,10 @@ static int launcher_init(empi_boot_info_t *info)
         env_int("EMPI_UNIVERSE_SIZE", &info->universe_size))
         return -1;
     const char *jobid = getenv("EMPI_JOBID");
-    const char *addr = getenv("EMPI_BOOTSTRAP_ADDR");
+    const char *addr = getenv("EMPI_LAUNCHER_ADDR");
     const char *cookie = getenv("EMPI_COOKIE");
     if (!jobid || !valid_jobid(jobid) || !addr || !cookie) {
-        fprintf(stderr, "empi bootstrap: EMPI_JOBID, EMPI_BOOTSTRAP_ADDR or EMPI_COOKIE "
+        fprintf(stderr, "empi bootstrap: EMPI_JOBID, EMPI_LAUNCHER_ADDR or EMPI_COOKIE "
                         "missing or malformed\n");
         return -1;
     }

@@ -25,7 +25,8 @@ static void print_version(void)
     printf("Library:        %s\n", version);
     printf("MPI standard:   %d.%d\n", major, minor);
     printf("ABI:            MPI standard ABI %d.%d (libmpi_abi.so.1)\n", abi_major, abi_minor);
-    printf("Transports:     self, shm (shared memory, CMA single-copy when permitted)\n");
+    printf("Transports:     self, shm (shared memory, CMA single-copy when permitted);\n"
+           "                other hosts: EMPI_TRANSPORT = tcp, udp or hybrid (docs/NETWORK.md)\n");
 }
 
 static void print_tunables(int verbose)
