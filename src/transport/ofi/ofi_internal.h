@@ -5,6 +5,7 @@
  *   ofi_cq.c        completion polling: arrivals, credits, deferral while a read waits
  *   ofi_get.c       rendezvous reads (fi_read) with keys fetched from the owner
  *   ofi_mr.c        the memory-registration cache (API in ofi_mr.h, for the RMA layer too)
+ *   ofi_dl.c        libfabric opened with dlopen at first use
  *
  * Every packet on the wire starts with an 8-byte ofi_hdr_t: libfabric's RDM endpoints do not say who
  * sent a message without FI_SOURCE, and the header also carries flow-control credits and the kind
