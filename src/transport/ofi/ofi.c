@@ -281,6 +281,12 @@ static void discard(int src, const void *pkt, size_t len)
 
 static int ofi_finalize(void)
 {
+    if (O.up && empi_tunables.debug >= 1) {
+        uint64_t regs, hits;
+        empi_ofi_mr_stats(&regs, &hits);
+        fprintf(stderr, "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu registrations, %llu cache hits\n",
+                O.me, (unsigned long long)O.reads, (unsigned long long)regs, (unsigned long long)hits);
+    }
     if (O.up) {
         O.deliver = discard;
         closing_handshake();

@@ -126,6 +126,7 @@ int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
     int rc = EMPI_ERROR;
     if (ask_key(peer, remote, len) == 0) {
         rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len) == 0 ? EMPI_OK : EMPI_ERROR;
+        O.reads += rc == EMPI_OK;
         release_key(peer);
     }
     empi_ofi_mr_release(lmr);

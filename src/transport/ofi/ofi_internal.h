@@ -132,6 +132,7 @@ typedef struct {
     int depth;              /* > 0 while a get() waits for its key or its read */
     ofi_deferred_t *def_head, *def_tail;
     uint64_t next_token;
+    uint64_t reads;         /* completed rendezvous reads, for diagnostics */
 
     uint64_t drain_deadline;
 } ofi_state_t;

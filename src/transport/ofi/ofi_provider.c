@@ -185,14 +185,27 @@ empi_info_ofi_providers(void (*cb)(const char *prov, const char *fabric, const c
         return 0;
     struct fi_info *all = query(NULL, 1);
     int n = 0;
-    for (struct fi_info *fi = all; fi; fi = fi->next, n++)
+    for (struct fi_info *fi = all; fi; fi = fi->next) {
+        int seen = 0; /* one line per provider and domain, whatever the variants of attributes */
+        for (struct fi_info *e = all; e != fi && !seen; e = e->next)
+            seen = !strcmp(e->fabric_attr->prov_name, fi->fabric_attr->prov_name) &&
+                   !strcmp(e->fabric_attr->name, fi->fabric_attr->name) &&
+                   !strcmp(e->domain_attr->name, fi->domain_attr->name);
+        if (seen)
+            continue;
+        n++;
         if (cb)
             cb(fi->fabric_attr->prov_name, fi->fabric_attr->name, fi->domain_attr->name, is_rdma(fi));
+    }
     fi_freeinfo(all);
     struct fi_info *job = empi_ofi_getinfo(empi_tunables.ofi_provider, 1);
     if (chosen_len)
         snprintf(chosen, chosen_len, "%s%s%s%s", job ? job->fabric_attr->prov_name : "none",
                  job ? " (domain " : "", job ? job->domain_attr->name : "", job ? ")" : "");
     fi_freeinfo(job);
+    size_t used = strlen(chosen);
+    if (chosen_len > used)
+        snprintf(chosen + used, chosen_len - used, "; EMPI_TRANSPORT=auto picks %s here",
+                 empi_ofi_rdma_present() ? "ofi (an RDMA provider is present)" : "tcp (no RDMA provider)");
     return n;
 }
