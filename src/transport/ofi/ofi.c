@@ -170,7 +170,7 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     if (ok) {
         O.multi_recv = (O.info->caps & FI_MULTI_RECV) != 0;
         empi_transport_ofi.max_packet = empi_tunables.ofi_max_packet;
-        O.wire_max = sizeof(ofi_hdr_t) + empi_transport_ofi.max_packet;
+        O.wire_max = (sizeof(ofi_hdr_t) + empi_transport_ofi.max_packet + OFI_ALIGN - 1) & ~(size_t)(OFI_ALIGN - 1);
         O.inject_limit = O.info->tx_attr->inject_size < 512 ? O.info->tx_attr->inject_size : 512;
         empi_transport_ofi.has_get = (O.info->caps & FI_RMA) && (O.info->caps & FI_READ);
         ok = open_endpoint() == 0 && make_buffers() == 0;
@@ -205,6 +205,8 @@ static int ofi_am_send(int peer, const struct iovec *iov, int iovcnt)
     size_t len = sizeof(ofi_hdr_t);
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
+    size_t pad = (OFI_ALIGN - len % OFI_ALIGN) % OFI_ALIGN;
+    len += pad;
     if (len > O.wire_max)
         return EMPI_ERROR;
     /* Gather on the stack for injection, else straight into a bounce slot. */
@@ -218,13 +220,15 @@ static int ofi_am_send(int peer, const struct iovec *iov, int iovcnt)
         big = O.tx_big_free;
         wire = big->buf;
     }
-    ofi_hdr_t h = {.src = (uint32_t)O.me, .kind = OFI_PKT_DATA, .credits = empi_ofi_take_owed(peer)};
+    ofi_hdr_t h = {.src = (uint32_t)O.me, .kind = OFI_PKT_DATA, .pad = (uint8_t)pad,
+                   .credits = empi_ofi_take_owed(peer)};
     memcpy(wire, &h, sizeof h);
     size_t off = sizeof h;
     for (int i = 0; i < iovcnt; i++) {
         memcpy(wire + off, iov[i].iov_base, iov[i].iov_len);
         off += iov[i].iov_len;
     }
+    memset(wire + off, 0, pad);
     int rc = empi_ofi_post_send(peer, wire, len, inject);
     if (rc != EMPI_OK) {
         O.owed[peer] += h.credits;

@@ -205,8 +205,9 @@ static int on_packet(const char *wire, size_t len)
     ofi_hdr_t h;
     memcpy(&h, wire, sizeof h);
     int src = (int)h.src;
-    if (src < 0 || src >= O.size)
+    if (src < 0 || src >= O.size || h.pad >= OFI_ALIGN || len < sizeof h + h.pad)
         return 0;
+    len -= h.pad;
     O.tx_credits[src] += h.credits;
     switch (h.kind) {
     case OFI_PKT_DATA:

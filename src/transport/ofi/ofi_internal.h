@@ -32,9 +32,14 @@ enum {
     OFI_PKT_KEY_REL,  /* "my read is done", ofi_key_rel_t */
 };
 
+/* Wire packets are padded to a multiple of 8 bytes: multi-receive buffers pack arrivals back to
+   back, and the layer above reads its headers in place, so every packet must start aligned. */
+#define OFI_ALIGN 8
+
 typedef struct {
     uint32_t src;     /* sender's world rank */
-    uint16_t kind;    /* OFI_PKT_* */
+    uint8_t kind;     /* OFI_PKT_* */
+    uint8_t pad;      /* bytes of padding at the end of the packet */
     uint16_t credits; /* DATA packets of the receiver's the sender has consumed since last said */
 } ofi_hdr_t;
 
