@@ -178,9 +178,9 @@ __attribute__((weak)) empi_transport_t empi_transport_udp = {
 static int ofi_missing_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
 {
     (void)deliver;
-    if (boot->rank == 0)
-        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s needs the ofi transport, which this build lacks "
-                "(libfabric was not found when it was built)\n", empi_tunables.transport);
+    /* Every rank says it: the first to fail may end the job before rank 0 has printed. */
+    fprintf(stderr, "EtherMPI: rank %d: EMPI_TRANSPORT=%s needs the ofi transport, which this build lacks "
+            "(libfabric was not found when it was built)\n", boot->rank, empi_tunables.transport);
     return EMPI_ERROR;
 }
 
