@@ -58,6 +58,7 @@ static const char *kind_name(enum case_kind k)
     case KIND_NBC: return "nonblocking-collective";
     case KIND_RMA: return "one-sided";
     case KIND_STARTUP: return "startup";
+    case KIND_DATATYPE: return "datatype";
     }
     return "?";
 }
