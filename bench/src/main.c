@@ -45,7 +45,7 @@ static const bench_case cases[] = {
     {"pack_vec64", KIND_DATATYPE, run_pack, 64, "pack/unpack of a vector, 64 B blocks, stride 128"},
     {"pack_vec256", KIND_DATATYPE, run_pack, 256, "pack/unpack of a vector, 256 B blocks, stride 512"},
     {"pack_vec1024", KIND_DATATYPE, run_pack, 1024, "pack/unpack of a vector, 1 KiB blocks, stride 2 KiB"},
-    {"pack_indexed", KIND_DATATYPE, run_pack, DT_INDEXED, "pack/unpack of an indexed type (irregular blocks, fixed seed)"},
+    {"pack_indexed", KIND_DATATYPE, run_pack, DT_INDEXED, "pack/unpack of an indexed type (irregular, fixed seed)"},
     {"init", KIND_STARTUP, run_startup, 0, "MPI_Init time"},
     {"hello", KIND_STARTUP, run_startup, 1, "hello-world run time (process start to finalize)"},
 };
