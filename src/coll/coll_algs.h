@@ -73,6 +73,26 @@ int empi_build_bcast_binomial(empi_sched_t *s, void *buf, MPI_Count count, empi_
 int empi_build_reduce_binomial(empi_sched_t *s, const void *sbuf, void *rbuf, MPI_Count count,
                                empi_datatype_t *dt, empi_op_t *op, int root);
 
+/*
+ * Non-power-of-two groups, the usual way: of the first 2*rem ranks (rem = p - 2^floor(log2 p)) the
+ * even ones hand `buf` to their odd neighbour, which reduces it in (via `tmp`) and stands for both.
+ * *newrank is this rank in the power-of-two group, -1 if it sat out. empi_coll_fold_peer maps a
+ * power-of-two rank back to a communicator rank.
+ */
+int empi_build_fold_to_pow2(empi_sched_t *s, void *buf, void *tmp, MPI_Count n, empi_datatype_t *dt,
+                            empi_op_t *op, int *newrank);
+static inline int empi_coll_fold_peer(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+/*
+ * Recursive-halving reduce-scatter among the p2 = 2^k ranks of a folded group: `buf` holds this
+ * rank's n elements, split into p2 blocks at disp[0..p2] (filled here). On return this rank's
+ * reduced blocks are [*lo, *hi) of buf. Commutative ops only.
+ */
+int empi_build_halving_reduce_scatter(empi_sched_t *s, char *buf, char *tmp, MPI_Count n, empi_datatype_t *dt,
+                                      empi_op_t *op, int newrank, int rem, MPI_Count **disp, int *lo, int *hi);
+
 /* A byte view of (buf, count, dt) for algorithms that cut messages into byte ranges: the buffer
    itself when dt is contiguous, else a packed scratch copy (packed now if `fill`, unpacked back by
    empi_bytes_finish when `writeback`). */

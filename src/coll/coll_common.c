@@ -115,3 +115,53 @@ int empi_bytes_finish(empi_sched_t *s, empi_bytes_view_t *v)
     CHECKRC(empi_sched_copy(s, v->bytes, v->len, empi_byte_type, v->buf, v->count, v->dt));
     return empi_sched_fence(s);
 }
+
+int empi_build_fold_to_pow2(empi_sched_t *s, void *buf, void *tmp, MPI_Count n, empi_datatype_t *dt,
+                            empi_op_t *op, int *newrank)
+{
+    int p = s->comm->size, rank = s->comm->rank, rem = p - empi_coll_pow2_floor(p);
+    if (rank >= 2 * rem) {
+        *newrank = rank - rem;
+        return MPI_SUCCESS;
+    }
+    if (rank % 2 == 0) {
+        EMPI_TRY(empi_sched_send(s, buf, n, dt, rank + 1));
+        *newrank = -1;
+    } else {
+        EMPI_TRY(empi_sched_recv(s, tmp, n, dt, rank - 1));
+        EMPI_TRY(empi_sched_fence(s));
+        EMPI_TRY(empi_sched_reduce(s, tmp, buf, n, dt, op));
+        *newrank = rank / 2;
+    }
+    return empi_sched_fence(s);
+}
+
+int empi_build_halving_reduce_scatter(empi_sched_t *s, char *buf, char *tmp, MPI_Count n, empi_datatype_t *dt,
+                                      empi_op_t *op, int newrank, int rem, MPI_Count **disp_out, int *lo_out,
+                                      int *hi_out)
+{
+    int p2 = empi_coll_pow2_floor(s->comm->size);
+    /* block b of p2 covers elements [disp(b), disp(b+1)) */
+    MPI_Count *disp = empi_sched_tmp(s, (size_t)(p2 + 1) * sizeof *disp);
+    if (!disp)
+        return MPI_ERR_NO_MEM;
+    for (int b = 0; b <= p2; b++)
+        disp[b] = n / p2 * b + (b < n % p2 ? b : n % p2);
+    int lo = 0, hi = p2;
+    for (int mask = p2 >> 1; mask > 0; mask >>= 1) {
+        int dst = empi_coll_fold_peer(newrank ^ mask, rem), mid = (lo + hi) / 2;
+        int klo = (newrank & mask) ? mid : lo, khi = (newrank & mask) ? hi : mid;
+        int slo = (newrank & mask) ? lo : mid, shi = (newrank & mask) ? mid : hi;
+        EMPI_TRY(empi_sched_recv(s, empi_coll_off(tmp, disp[klo], dt), disp[khi] - disp[klo], dt, dst));
+        EMPI_TRY(empi_sched_send(s, empi_coll_off(buf, disp[slo], dt), disp[shi] - disp[slo], dt, dst));
+        EMPI_TRY(empi_sched_fence(s));
+        EMPI_TRY(empi_sched_reduce(s, empi_coll_off(tmp, disp[klo], dt), empi_coll_off(buf, disp[klo], dt),
+                                   disp[khi] - disp[klo], dt, op));
+        lo = klo;
+        hi = khi;
+    }
+    *disp_out = disp;
+    *lo_out = lo;
+    *hi_out = hi;
+    return empi_sched_fence(s);
+}

@@ -23,23 +23,10 @@ EMPI_ALG(empi_allreduce_recursive_doubling)
     void *cur = a->rbuf, *other = empi_sched_tmp_dt(s, n, dt);
     if (!other)
         return MPI_ERR_NO_MEM;
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            EMPI_TRY(empi_sched_send(s, cur, n, dt, rank + 1));
-            newrank = -1;
-        } else {
-            EMPI_TRY(empi_sched_recv(s, other, n, dt, rank - 1));
-            EMPI_TRY(empi_sched_fence(s));
-            EMPI_TRY(empi_sched_reduce(s, other, cur, n, dt, a->op));
-            newrank = rank / 2;
-        }
-        EMPI_TRY(empi_sched_fence(s));
-    } else {
-        newrank = rank - rem;
-    }
+    EMPI_TRY(empi_build_fold_to_pow2(s, cur, other, n, dt, a->op, &newrank));
     if (newrank >= 0) {
         for (int mask = 1; mask < p2; mask <<= 1) {
-            int nd = newrank ^ mask, dst = nd < rem ? nd * 2 + 1 : nd + rem;
+            int dst = empi_coll_fold_peer(newrank ^ mask, rem);
             EMPI_TRY(empi_sched_recv(s, other, n, dt, dst));
             EMPI_TRY(empi_sched_send(s, cur, n, dt, dst));
             EMPI_TRY(empi_sched_fence(s));
