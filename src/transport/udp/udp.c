@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/global.h"
 #include "core/tunables.h"
 #include "transport/net_addr.h"
 #include "transport/net_select.h"
@@ -27,6 +28,8 @@
 #define UDP_RX_BURST 64          /* datagrams read per progress pass before timers run */
 #define UDP_STAGING (UDP_MAX_DATAGRAM + 64)
 #define UDP_RTO_INIT_NS 5000000u /* before the first round-trip sample */
+#define UDP_DRAIN_NS 20000000u   /* MPI_Finalize waits this long for acks before its fence */
+#define UDP_LINGER_NS 5000000u   /* one round of the closing handshake (udp_finalize) */
 
 /* What each rank publishes under the bootstrap key "udp". */
 typedef struct udp_card {
@@ -43,6 +46,7 @@ static struct {
     udp_conn_t *conns;             /* world size entries; peer < 0 when udp does not reach it */
     struct sockaddr_in *addrs;     /* world size entries */
     udp_conn_t *guess;             /* conn whose reassembly buffer the next datagram likely fills */
+    uint64_t drain_deadline;       /* set by the first pending() call of MPI_Finalize */
     unsigned char *staging, *bounce;
 } U;
 
@@ -96,8 +100,6 @@ static uint32_t job_tag(const char *jobid)
     return h;
 }
 
-static int udp_finalize(void);
-
 /* Segment payload for a peer reached at `addr`. */
 static uint32_t segment_size(uint32_t addr)
 {
@@ -128,6 +130,22 @@ static int setup_engine(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     U.drop_pct = drop < 0 ? 0 : drop > 100 ? 100 : (unsigned)drop;
     U.rng = 0x9e3779b97f4a7c15ull * (uint64_t)(boot->rank + 1);
     return 0;
+}
+
+static void release_all(void)
+{
+    if (U.conns)
+        for (int r = 0; r < U.size; r++)
+            if (U.conns[r].peer >= 0)
+                udp_conn_fini(&U.conns[r]);
+    if (U.fd >= 0)
+        close(U.fd);
+    free(U.conns);
+    free(U.addrs);
+    free(U.staging);
+    free(U.bounce);
+    memset(&U, 0, sizeof U);
+    U.fd = -1;
 }
 
 static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
@@ -178,24 +196,67 @@ static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
 fail:
     fprintf(stderr, "EtherMPI: rank %d: udp transport set-up failed: %s\n", boot->rank,
             U.fd < 0 ? strerror(errno) : "no usable address exchange");
-    udp_finalize();
+    release_all();
     return EMPI_ERROR;
+}
+
+static int udp_progress(void);
+
+static int all_acknowledged(void)
+{
+    for (udp_conn_t *c = U.eng.active; c; c = c->next_active)
+        if (udp_tx_pending(c))
+            return 0;
+    return 1;
+}
+
+/* Packets still arriving while closing were never waited for by anyone (the program finished):
+   they are acknowledged and dropped. */
+static void discard(int src, const void *pkt, size_t len)
+{
+    (void)src;
+    (void)pkt;
+    (void)len;
+}
+
+/*
+ * The closing handshake. A rank cannot know that its last ack arrived, and one blocked in the
+ * bootstrap fence answers no retransmission, so the ranks agree through the (reliable) bootstrap:
+ * each publishes whether all its data was acknowledged, and while anyone's was not, all of them
+ * keep progressing for a round (resending at once what is unacknowledged) and ask again.
+ */
+static void closing_handshake(void)
+{
+    U.eng.deliver = discard;
+    for (int round = 0;; round++) {
+        char key[32];
+        snprintf(key, sizeof key, "udp-done-%d", round);
+        unsigned char done = (unsigned char)all_acknowledged();
+        if (empi_boot_put(key, &done, 1) != 0 || empi_boot_fence() != 0)
+            return;
+        int everyone = 1;
+        for (int r = 0; r < U.size && everyone; r++) {
+            unsigned char theirs = 0;
+            size_t len;
+            everyone = empi_boot_get(r, key, &theirs, 1, &len) == 0 && theirs;
+        }
+        if (everyone)
+            return;
+        uint64_t start = now_ns();
+        for (udp_conn_t *c = U.eng.active; c; c = c->next_active) {
+            c->tx.rto = U.eng.rto_min;
+            c->tx.rto_at = c->tx.una != c->tx.snd ? start : 0;
+        }
+        while (now_ns() - start < UDP_LINGER_NS)
+            udp_progress();
+    }
 }
 
 static int udp_finalize(void)
 {
-    if (U.conns)
-        for (int r = 0; r < U.size; r++)
-            if (U.conns[r].peer >= 0)
-                udp_conn_fini(&U.conns[r]);
-    if (U.fd >= 0)
-        close(U.fd);
-    free(U.conns);
-    free(U.addrs);
-    free(U.staging);
-    free(U.bounce);
-    memset(&U, 0, sizeof U);
-    U.fd = -1;
+    if (U.up)
+        closing_handshake();
+    release_all();
     return EMPI_OK;
 }
 
@@ -287,11 +348,22 @@ static int udp_wait_fd(void)
     return !U.up ? EMPI_WAIT_NOTHING : U.eng.active ? EMPI_WAIT_POLL : U.fd;
 }
 
+/*
+ * MPI_Finalize progresses until this is 0 before its fence. Acks owed to peers always count; our
+ * own unacknowledged and unsent data only until a deadline, because a peer that already sits in
+ * the fence would never answer: what is left then is settled by the closing handshake.
+ */
 static size_t udp_pending(void)
 {
+    if (!U.up)
+        return 0;
+    uint64_t now = now_ns();
+    if (!U.drain_deadline)
+        U.drain_deadline = now + UDP_DRAIN_NS;
+    int waiting = now < U.drain_deadline;
     size_t n = 0;
     for (udp_conn_t *c = U.eng.active; c; c = c->next_active)
-        n += udp_tx_pending(c);
+        n += (size_t)udp_rx_ack_pending(c) + (waiting ? udp_tx_pending(c) : 0);
     return n;
 }
 

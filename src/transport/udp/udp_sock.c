@@ -3,7 +3,6 @@
  * (SO_*BUFFORCE when privileged, else capped by the kernel's rmem_max/wmem_max): a full receive
  * buffer drops datagrams, which reliability recovers but at the cost of a timeout.
  */
-#define _GNU_SOURCE
 #include "transport/udp/udp_sock.h"
 
 #include <errno.h>
