@@ -11,6 +11,7 @@
 #include "core/tunables.h"
 #include "datatype/datatype.h"
 #include "pt2pt/pt2pt.h"
+#include "transport/net_select.h"
 #include "transport/transport.h"
 
 empi_global_t empi_g;
@@ -20,8 +21,10 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len);
 void empi_wtime_init(void);
 void empi_transports_select(void);
 
-static empi_transport_t *all_transports[] = {&empi_transport_self, &empi_transport_shm};
-static empi_transport_t *active_transports[sizeof all_transports / sizeof all_transports[0]];
+/* self and shm first; then the network transports EMPI_TRANSPORT asks for (net_select.c). */
+#define EMPI_MAX_TRANSPORTS 4
+static empi_transport_t *active_transports[EMPI_MAX_TRANSPORTS];
+static int nactive;
 
 static int count_usable_cpus(void)
 {
@@ -43,26 +46,46 @@ static void init_lock(void)
 
 static int start_transports(void)
 {
-    int n = 0;
-    for (size_t i = 0; i < sizeof all_transports / sizeof all_transports[0]; i++) {
-        if (all_transports[i]->init(&empi_g.boot, empi_pt2pt_deliver) != EMPI_OK) {
+    empi_transport_t *wanted[EMPI_MAX_TRANSPORTS] = {&empi_transport_self, &empi_transport_shm};
+    if (empi_net_select_init(&empi_g.boot) != 0)
+        return -1;
+    int n = 2 + empi_net_transports(wanted + 2, EMPI_MAX_TRANSPORTS - 2);
+    for (int i = 0; i < n; i++) {
+        if (wanted[i]->init(&empi_g.boot, empi_pt2pt_deliver) != EMPI_OK) {
             fprintf(stderr, "EtherMPI: rank %d: the %s transport failed to start\n", empi_g.boot.rank,
-                    all_transports[i]->name);
+                    wanted[i]->name);
             return -1;
         }
-        active_transports[n++] = all_transports[i];
+        active_transports[nactive++] = wanted[i];
     }
-    empi_progress_set_transports(active_transports, n);
+    empi_progress_set_transports(active_transports, nactive);
     return 0;
 }
 
-/* The transport that reaches world rank `peer`, or NULL. */
+static int is_network(const empi_transport_t *tp)
+{
+    return tp == &empi_transport_tcp || tp == &empi_transport_udp;
+}
+
+/* The transport that reaches world rank `peer`, or NULL. Between hosts, net_select decides. */
 empi_transport_t *empi_transport_for(int peer)
 {
-    for (size_t i = 0; i < sizeof active_transports / sizeof active_transports[0]; i++)
-        if (active_transports[i] && active_transports[i]->reaches(peer))
+    empi_transport_t *net = empi_net_transport_for(peer);
+    for (int i = 0; i < nactive; i++)
+        if ((!is_network(active_transports[i]) || active_transports[i] == net) &&
+            active_transports[i]->reaches(peer))
             return active_transports[i];
     return NULL;
+}
+
+/* Bytes the transports accepted but have not handed to the network yet. */
+static size_t transports_pending(void)
+{
+    size_t n = 0;
+    for (int i = 0; i < nactive; i++)
+        if (active_transports[i]->pending)
+            n += active_transports[i]->pending();
+    return n;
 }
 
 static int do_init(int required, int *provided, const char *fname)
@@ -81,7 +104,9 @@ static int do_init(int required, int *provided, const char *fname)
     empi_g.thread_level = required;
     empi_g.main_thread = pthread_self();
     empi_g.oversubscribed = empi_g.boot.local_size > count_usable_cpus();
-    if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
+    if (empi_tunables.hostname[0])
+        snprintf(empi_g.processor_name, sizeof empi_g.processor_name, "%s", empi_tunables.hostname);
+    else if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
         strcpy(empi_g.processor_name, "localhost");
     empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
 
@@ -126,12 +151,15 @@ int PMPI_Finalize(void)
     empi_comm_finalize_attrs();
     /* Every send we queued must reach its peer before the transports go away. */
     empi_pt2pt_finalize();
+    /* ...and leave this process: a peer in the fence below no longer reads, so bytes still queued
+       in a transport would never arrive. */
+    EMPI_PROGRESS_UNTIL(transports_pending() == 0);
     if (empi_boot_fence() != 0)
         empi_fatal(MPI_ERR_INTERN, "MPI_Finalize: bootstrap fence failed");
     empi_comm_finalize();
-    for (size_t i = sizeof active_transports / sizeof active_transports[0]; i-- > 0;)
-        if (active_transports[i])
-            active_transports[i]->finalize();
+    for (int i = nactive; i-- > 0;)
+        active_transports[i]->finalize();
+    nactive = 0;
     empi_datatype_finalize();
     atomic_store_explicit(&empi_g.state, EMPI_STATE_FINALIZED, memory_order_release);
     empi_unlock();

@@ -1,5 +1,6 @@
 #include "core/progress.h"
 
+#include <poll.h>
 #include <sched.h>
 
 #include "core/global.h"
@@ -7,6 +8,9 @@
 #include "transport/transport.h"
 
 #define EMPI_MAX_PROGRESS_HOOKS 8
+#define EMPI_MAX_WAIT_FDS 8
+/* A sleeping process wakes at least this often, in case work arrived that no descriptor signals. */
+#define EMPI_WAIT_SAFETY_MS 100
 
 static empi_progress_hook_fn hooks[EMPI_MAX_PROGRESS_HOOKS];
 static int nhooks;
@@ -49,6 +53,29 @@ int empi_progress_poll(void)
 }
 
 /*
+ * Sleep until a transport has work, if every transport can say so with a descriptor (network
+ * sockets) or has nothing to hear (no peers of its kind). Returns 0 when some transport must be
+ * polled (shared-memory rings, queued output), and the caller yields instead.
+ */
+static int sleep_on_transports(void)
+{
+    struct pollfd fds[EMPI_MAX_WAIT_FDS];
+    nfds_t n = 0;
+    for (int i = 0; i < ntransports; i++) {
+        int fd = transports[i]->wait_fd ? transports[i]->wait_fd() : EMPI_WAIT_POLL;
+        if (fd == EMPI_WAIT_NOTHING)
+            continue;
+        if (fd < 0 || n == EMPI_MAX_WAIT_FDS)
+            return 0;
+        fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    if (n == 0)
+        return 0;
+    poll(fds, n, EMPI_WAIT_SAFETY_MS);
+    return 1;
+}
+
+/*
  * With a core to ourselves, spinning is the fastest wait. When ranks outnumber cores, the peer we
  * wait for may be descheduled behind us, so after a short spin we give it the CPU every pass.
  * Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield so other threads of this
@@ -66,6 +93,6 @@ void empi_progress_idle(int *idle_passes)
         pthread_mutex_lock(&empi_big_lock);
         return;
     }
-    if (should_yield)
+    if (should_yield && !sleep_on_transports())
         sched_yield();
 }

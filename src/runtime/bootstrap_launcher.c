@@ -1,10 +1,12 @@
 /* Bootstrap client for ranks started by mpiexec: reads the job layout from the
  * environment and talks to the launcher over the socket named in
- * EMPI_BOOTSTRAP_ADDR (protocol in bootstrap_proto.h).
+ * EMPI_LAUNCHER_ADDR (protocol in bootstrap_proto.h). (EMPI_BOOTSTRAP_ADDR is the
+ * user's setting of the address mpiexec listens on, read by mpiexec only.)
  *
  * Puts are batched locally and shipped with the next fence; the launcher answers
  * the fence with every rank's batch, which we keep in the local cache. Gets never
  * touch the network, so a fence costs one round trip per rank. */
+#include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_impl.h"
 #include "runtime/bootstrap_kvs.h"
 #include "runtime/bootstrap_proto.h"
@@ -109,24 +111,10 @@ lost:
 
 static int connect_to(const char *addr)
 {
-    if (strncmp(addr, EMPI_BOOT_ADDR_UNIX, strlen(EMPI_BOOT_ADDR_UNIX)) != 0) {
-        fprintf(stderr, "empi bootstrap: unsupported address '%s'\n", addr);
-        return -1;
-    }
-    const char *path = addr + strlen(EMPI_BOOT_ADDR_UNIX);
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path) {
-        fprintf(stderr, "empi bootstrap: socket path too long: %s\n", path);
-        return -1;
-    }
-    strcpy(sa.sun_path, path);
-    sock_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sock_fd < 0 || connect(sock_fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        fprintf(stderr, "empi bootstrap: cannot connect to mpiexec at %s: %s\n", path,
-                strerror(errno));
-        if (sock_fd >= 0)
-            close(sock_fd);
-        sock_fd = -1;
+    sock_fd = empi_boot_addr_connect(addr);
+    if (sock_fd < 0) {
+        fprintf(stderr, "empi bootstrap: cannot connect to mpiexec at %s: %s\n", addr,
+                errno == EINVAL ? "unsupported address" : strerror(errno));
         return -1;
     }
     return 0;
@@ -194,10 +182,10 @@ static int launcher_init(empi_boot_info_t *info)
         env_int("EMPI_UNIVERSE_SIZE", &info->universe_size))
         return -1;
     const char *jobid = getenv("EMPI_JOBID");
-    const char *addr = getenv("EMPI_BOOTSTRAP_ADDR");
+    const char *addr = getenv("EMPI_LAUNCHER_ADDR");
     const char *cookie = getenv("EMPI_COOKIE");
     if (!jobid || !valid_jobid(jobid) || !addr || !cookie) {
-        fprintf(stderr, "empi bootstrap: EMPI_JOBID, EMPI_BOOTSTRAP_ADDR or EMPI_COOKIE "
+        fprintf(stderr, "empi bootstrap: EMPI_JOBID, EMPI_LAUNCHER_ADDR or EMPI_COOKIE "
                         "missing or malformed\n");
         return -1;
     }

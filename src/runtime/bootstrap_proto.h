@@ -2,8 +2,8 @@
  * Shared by src/runtime/bootstrap_launcher.c and tools/mpiexec/.
  *
  * Every message is a header followed by `len` payload bytes. Integers are in host
- * byte order: both ends run on the same host today. A future tcp: transport must
- * switch these to a fixed byte order.
+ * byte order: across hosts (tcp: addresses) every host must share one byte order,
+ * as the MPI packets themselves require.
  *
  *   client -> server                         server -> client
  *   HELLO    cookie[32 hex] u32 rank         HELLO_OK  u32 size, u32 node_of[size]

@@ -62,10 +62,29 @@ struct empi_transport {
      * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
      */
     int (*get)(int peer, void *local, const void *remote, size_t len);
+
+    /*
+     * Optional (NULL: always "must be polled"). What the progress engine may sleep on when a
+     * process has been idle for a while: a descriptor that becomes readable when this transport has
+     * work, EMPI_WAIT_NOTHING when it has no peers to hear from, or EMPI_WAIT_POLL when it can only
+     * be polled (shared rings, queued output). Sleeping happens only if no transport says POLL.
+     */
+    int (*wait_fd)(void);
+
+    /*
+     * Optional (NULL: nothing). Packets accepted by am_send that have not yet left this process;
+     * MPI_Finalize progresses until every transport reports 0 before its closing fence.
+     */
+    size_t (*pending)(void);
 };
+
+enum { EMPI_WAIT_POLL = -1, EMPI_WAIT_NOTHING = -2 };
 
 /* Transports compiled in, in order of preference for a peer; the first that reaches it wins. */
 extern empi_transport_t empi_transport_self;
 extern empi_transport_t empi_transport_shm;
+/* To other hosts (which one reaches a given peer: transport/net_select.h). */
+extern empi_transport_t empi_transport_tcp;
+extern empi_transport_t empi_transport_udp; /* a stub that fails init when udp/ is not built */
 
 #endif

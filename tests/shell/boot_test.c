@@ -115,7 +115,7 @@ static int mode_kv(int argc, char **argv)
 /* Send a HELLO by hand with the given cookie and our rank; 1 if the launcher refuses. */
 static int hello_is_refused(const char *fake_cookie)
 {
-    const char *addr = getenv("EMPI_BOOTSTRAP_ADDR");
+    const char *addr = getenv("EMPI_LAUNCHER_ADDR");
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     CHECK(addr && !strncmp(addr, "unix:", 5), "address");
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", addr + 5);

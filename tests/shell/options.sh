@@ -16,9 +16,9 @@ expect_in out 'Usage: mpiexec'
 run --version
 expect_status 0
 expect_in out 'EtherMPI'
-run -n 2 -hosts elsewhere.example "$PROG" exitcode 0 0
-[ "$STATUS" -ne 0 ] || fail "remote host accepted"
-expect_in err 'multi-host launch not supported yet'
+run -n 2 -hosts elsewhere.example "$PROG" exitcode 0 0  # unresolvable: fails before starting anything
+[ "$STATUS" -ne 0 ] || fail "unresolvable remote host accepted"
+expect_in err "cannot resolve host 'elsewhere.example'"
 run -n 2 --bogus-option "$PROG"
 [ "$STATUS" -ne 0 ] || fail "unknown option accepted"
 run -n 0 "$PROG"

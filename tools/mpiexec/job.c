@@ -25,9 +25,10 @@ static void set_exit_code(int code)
 
 void job_kill_all(int sig)
 {
+    remote_kill_all(sig);
     for (int r = 0; r < job.nprocs; r++) {
         rank_proc_t *rp = &job.ranks[r];
-        if (rp->pid <= 0)
+        if (rp->pid <= 0 || rp->remote)
             continue;
         /* The group also holds whatever the rank started; it may outlive the rank. */
         if (kill(-rp->pid, sig) != 0 && rp->running)
@@ -96,6 +97,16 @@ void job_rank_aborted(int rank, int code, const char *msg)
     begin_teardown(status ? status : 1, SIGTERM);
 }
 
+/* "rank 3 (pid 42)", with " on host NAME" for a rank on another host. */
+static const char *describe(int rank)
+{
+    static char buf[400];
+    const rank_proc_t *rp = &job.ranks[rank];
+    snprintf(buf, sizeof buf, "rank %d (pid %d%s%s)", rank, (int)rp->pid, rp->remote ? " on " : "",
+             rp->remote ? remote_host_label(rank) : "");
+    return buf;
+}
+
 void job_rank_exited(int rank, int wait_status)
 {
     rank_proc_t *rp = &job.ranks[rank];
@@ -108,14 +119,14 @@ void job_rank_exited(int rank, int wait_status)
 
     if (WIFSIGNALED(wait_status)) {
         int sig = WTERMSIG(wait_status);
-        job_end(128 + sig, "rank %d (pid %d) killed by signal %d (%s); ending the job", rank,
-                (int)rp->pid, sig, strsignal(sig));
+        job_end(128 + sig, "%s killed by signal %d (%s); ending the job", describe(rank), sig,
+                strsignal(sig));
         return;
     }
     int code = WEXITSTATUS(wait_status);
     if (!rp->finalized && (code != 0 || rp->connected)) {
-        job_end(code ? code : 1, "rank %d (pid %d) exited with code %d before MPI_Finalize; "
-                "ending the job", rank, (int)rp->pid, code);
+        job_end(code ? code : 1, "%s exited with code %d before MPI_Finalize; ending the job",
+                describe(rank), code);
         return;
     }
     if (code != 0)

@@ -1,8 +1,10 @@
-/* mpiexec: start N ranks of one program on this host, serve their bootstrap
- * requests, forward their output line by line and end the job as a whole.
+/* mpiexec: start N ranks of one program on this host and (through proxies, remote.c)
+ * on other hosts, serve their bootstrap requests, forward their output line by line
+ * and end the job as a whole.
  * Everything happens in one poll() loop; signals (SIGCHLD included) arrive through
  * a signalfd, so there is no busy waiting and no async-signal-safety puzzle. */
 #include "mpiexec.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,6 +80,7 @@ static char *resolve_program(const char *name)
 /* ---- stdin forwarding to rank 0 ---- */
 static int stdin_src = -1;    /* our fd 0 while forwarding */
 static int stdin_dst = -1;    /* write end of rank 0's stdin pipe */
+static int stdin_remote;      /* rank 0 runs on another host: send stdin to its proxy */
 static char stdin_buf[65536];
 static size_t stdin_len, stdin_off;
 
@@ -95,6 +98,8 @@ static void stdin_close(void)
 {
     if (stdin_dst >= 0)
         close(stdin_dst);
+    if (stdin_remote && stdin_src >= 0)
+        remote_stdin(NULL, 0);
     stdin_dst = stdin_src = -1;
 }
 
@@ -105,6 +110,10 @@ static void stdin_read(void)
         return;
     if (n <= 0) {
         stdin_close(); /* rank 0 sees EOF */
+        return;
+    }
+    if (stdin_remote) {
+        remote_stdin(stdin_buf, (size_t)n);
         return;
     }
     stdin_len = (size_t)n;
@@ -131,8 +140,10 @@ static void reap_children(void)
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (remote_reaped(pid, status))
+            continue;
         for (int r = 0; r < job.nprocs; r++)
-            if (job.ranks[r].pid == pid && job.ranks[r].running) {
+            if (job.ranks[r].pid == pid && job.ranks[r].running && !job.ranks[r].remote) {
                 job_rank_exited(r, status);
                 break;
             }
@@ -178,13 +189,23 @@ static void drain_outputs(void)
     }
 }
 
-static void event_loop(int sfd, double timeout)
+static void launch(spawn_context_t *ctx, int rank0_stdin);
+
+static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_stdin)
 {
     struct pollfd *pfds = NULL;
     size_t pfds_cap = 0;
     double deadline = timeout > 0 ? now_seconds() + timeout : 0;
+    int launched = 0;
 
-    while (job.running > 0) {
+    for (;;) {
+        /* Ranks start once every remote host has told its name (node numbering needs them all). */
+        if (!launched && !job.ending && remote_pending_hellos() == 0) {
+            launch(ctx, rank0_stdin);
+            launched = 1;
+        }
+        if (job.running == 0 && (launched || job.ending))
+            break;
         size_t need = 3 + (size_t)server_pollfd_count() + 2 * (size_t)job.nprocs;
         if (need > pfds_cap) {
             pfds_cap = need * 2;
@@ -194,7 +215,8 @@ static void event_loop(int sfd, double timeout)
         pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
         int stdin_slot = n++;
         pfds[stdin_slot] = stdin_len ? (struct pollfd){ .fd = stdin_dst, .events = POLLOUT }
-                                     : (struct pollfd){ .fd = stdin_src, .events = POLLIN };
+                                     : (struct pollfd){ .fd = launched ? stdin_src : -1,
+                                                        .events = POLLIN };
         int ranks_slot = n;
         for (int r = 0; r < job.nprocs; r++) {
             pfds[n++] = (struct pollfd){ .fd = job.ranks[r].out_fd, .events = POLLIN };
@@ -234,13 +256,101 @@ static void event_loop(int sfd, double timeout)
             job_end(124, "job timed out after %g seconds; ending the job", timeout);
         job_check_deadlines(now);
     }
+    if (!launched && rank0_stdin >= 0)
+        close(rank0_stdin);
     free(pfds);
+}
+
+/* Remote ranks get mpiexec's environment (as with ssh-started MPICH ranks), minus what
+ * describes this host or this session rather than the job. */
+static int host_specific(const char *var)
+{
+    static const char *const skip[] = { "HOSTNAME=", "HOST=", "PWD=", "OLDPWD=", "SHLVL=", "_=",
+                                        "SSH_", "DISPLAY=", "XAUTHORITY=", "EMPI_HOSTNAME=", NULL };
+    for (const char *const *p = skip; *p; p++)
+        if (!strncmp(var, *p, strlen(*p)))
+            return 1;
+    return 0;
+}
+
+static char **remote_env(const mpiexec_options_t *o, int *n)
+{
+    extern char **environ;
+    int count = 0;
+    for (char **e = environ; *e; e++)
+        count++;
+    char **env = malloc(sizeof(char *) * (size_t)(count + o->nenv + 1));
+    *n = 0;
+    for (char **e = environ; *e; e++)
+        if (!host_specific(*e))
+            env[(*n)++] = *e;
+    for (int i = 0; i < o->nenv; i++)
+        env[(*n)++] = o->env[i];
+    return env;
+}
+
+/* All hosts known: number the nodes, tell the proxies what to start, start our own ranks. */
+static void launch(spawn_context_t *ctx, int rank0_stdin)
+{
+    layout_number_nodes(remote_host_names(), ctx->opts_nhosts);
+    spawn_context_t rctx = *ctx;
+    rctx.env = remote_env(ctx->opts, &rctx.nenv);
+    remote_send_setup(&rctx);
+    free(rctx.env);
+    for (int r = 0; r < layout.nprocs && !job.ending; r++) {
+        if (job.ranks[r].remote)
+            continue;
+        rank_place_t pl = { r, layout.node_of[r], layout.num_nodes, layout.local_rank[r],
+                            layout.local_size[r] };
+        if (spawn_rank(ctx, &pl, r == 0 ? rank0_stdin : -1, &job.ranks[r]) != 0) {
+            job_end(1, "cannot start rank %d: %s; ending the job", r, strerror(errno));
+            break;
+        }
+        job.running++;
+    }
+    if (rank0_stdin >= 0)
+        close(rank0_stdin);
+}
+
+/* Across hosts the bootstrap server listens on TCP: on EMPI_BOOTSTRAP_ADDR ("IP" or "IP:PORT")
+ * if set, else on the address that routes to the first remote host. */
+static int open_tcp_server(const mpiexec_options_t *o, char *addr, size_t addrlen)
+{
+    char ip[64] = "";
+    int port = 0;
+    const char *want = getenv("EMPI_BOOTSTRAP_ADDR");
+    if (want && *want) {
+        snprintf(ip, sizeof ip, "%s", want);
+        char *colon = strchr(ip, ':');
+        if (colon) {
+            *colon = '\0';
+            port = atoi(colon + 1);
+        }
+    } else {
+        for (int h = 0; h < o->nhosts && !ip[0]; h++)
+            if (!host_is_local(o->hosts[h].name) && wire_route_to(o->hosts[h].name, ip, sizeof ip) != 0) {
+                fprintf(stderr, "mpiexec: set EMPI_BOOTSTRAP_ADDR to the address remote hosts reach "
+                                "this one at\n");
+                return -1;
+            }
+    }
+    return wire_listen_tcp(ip, port, addr, addrlen);
+}
+
+static int needs_remote(const mpiexec_options_t *o)
+{
+    for (int r = 0; r < layout.nprocs; r++)
+        if (o->nhosts && !host_is_local(o->hosts[layout.host_of[r]].name))
+            return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
     mpiexec_options_t opts;
     ensure_std_fds();
+    if (argc > 1 && !strcmp(argv[1], "--proxy"))
+        return proxy_main(argc, argv);
     int prc = options_parse(argc, argv, &opts);
     if (prc != 0) {
         options_free(&opts);
@@ -255,7 +365,9 @@ int main(int argc, char **argv)
 
     /* Signals are read from a signalfd in the loop; children get the old mask back. */
     signal(SIGPIPE, SIG_IGN);
-    spawn_context_t ctx = { .opts = &opts, .program_path = program };
+    spawn_context_t ctx = { .nprocs = opts.nprocs, .universe_size = opts.nprocs, .env = opts.env,
+                            .nenv = opts.nenv, .argv = opts.argv, .program_path = program,
+                            .opts = &opts, .opts_nhosts = opts.nhosts };
     sigset_t handled;
     sigemptyset(&handled);
     sigaddset(&handled, SIGCHLD);
@@ -266,31 +378,48 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &handled, &ctx.child_sigmask);
     int sfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
 
-    char jobid[17], cookie[33], socket_path[160], addr[170];
+    char jobid[17], cookie[33], socket_path[160] = "", addr[170];
     if (sfd < 0 || random_hex(jobid, 8) != 0 || random_hex(cookie, 16) != 0) {
         fprintf(stderr, "mpiexec: cannot set up (signalfd or /dev/urandom): %s\n",
                 strerror(errno));
         return 1;
     }
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || strlen(tmp) > 80)
-        tmp = "/tmp";
-    snprintf(socket_path, sizeof socket_path, "%s/empi-%s.sock", tmp, jobid);
-    snprintf(addr, sizeof addr, "unix:%s", socket_path);
     ctx.jobid = jobid;
     ctx.addr = addr;
     ctx.cookie = cookie;
-
     job.nprocs = opts.nprocs;
     job.ranks = calloc((size_t)opts.nprocs, sizeof *job.ranks);
+    for (int r = 0; r < opts.nprocs; r++)
+        job.ranks[r].out_fd = job.ranks[r].err_fd = -1; /* polled before the ranks start */
     output_set_tagging(opts.tag_output);
-    if (server_open(socket_path, cookie, opts.nprocs) != 0) {
+    layout_place(&opts);
+
+    int server_rc;
+    if (needs_remote(&opts)) {
+        int lfd = open_tcp_server(&opts, addr, sizeof addr);
+        server_rc = lfd < 0 ? -1 : server_open(NULL, lfd, cookie, opts.nprocs);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        if (!tmp || !*tmp || strlen(tmp) > 80)
+            tmp = "/tmp";
+        snprintf(socket_path, sizeof socket_path, "%s/empi-%s.sock", tmp, jobid);
+        snprintf(addr, sizeof addr, "unix:%s", socket_path);
+        server_rc = server_open(socket_path, -1, cookie, opts.nprocs);
+    }
+    if (server_rc != 0 || remote_start(&opts, &ctx, addr) != 0) {
+        if (server_rc == 0)
+            fprintf(stderr, "mpiexec: cannot start the remote hosts: %s\n", strerror(errno));
+        remote_shutdown();
+        server_close();
         cleanup_job_files(jobid, socket_path);
         return 1;
     }
+    stdin_remote = remote_rank0_host() >= 0;
 
     int rank0_stdin = -1;
-    if (should_forward_stdin()) {
+    if (should_forward_stdin() && stdin_remote) {
+        stdin_src = 0;
+    } else if (should_forward_stdin()) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) == 0) {
             rank0_stdin = p[0];
@@ -299,22 +428,13 @@ int main(int argc, char **argv)
             fcntl(stdin_dst, F_SETFL, O_NONBLOCK);
         }
     }
-    for (int r = 0; r < opts.nprocs; r++) {
-        if (spawn_rank(&ctx, r, r == 0 ? rank0_stdin : -1, &job.ranks[r]) != 0) {
-            job_end(1, "cannot start rank %d: %s; ending the job", r, strerror(errno));
-            break;
-        }
-        job.running++;
-    }
-    if (rank0_stdin >= 0)
-        close(rank0_stdin);
-
-    event_loop(sfd, opts.timeout);
+    event_loop(sfd, opts.timeout, &ctx, rank0_stdin);
 
     if (job.ending)
         job_kill_all(SIGKILL); /* descendants of the ranks, if any survived */
     drain_outputs();
     stdin_close();
+    remote_shutdown();
     server_close();
     cleanup_job_files(jobid, socket_path);
     for (int r = 0; r < job.nprocs; r++) {
@@ -322,6 +442,7 @@ int main(int argc, char **argv)
         free(job.ranks[r].err.data);
     }
     free(job.ranks);
+    layout_free();
     free(program);
     options_free(&opts);
     output_release();

@@ -1,19 +1,33 @@
-/* Shared declarations of the single-host launcher. One concern per file:
+/* Shared declarations of the launcher. One concern per file:
  *   options.c  command line            spawn.c    starting one rank
  *   output.c   line-atomic forwarding  server.c   bootstrap key-value server
  *   job.c      rank lifecycle, kills   cleanup.c  /dev/shm + socket removal
- *   main.c     setup and the poll loop */
+ *   main.c     setup and the poll loop
+ * Across hosts (docs/NETWORK.md):
+ *   hosts.c    host list, rank placement, host identity and layout
+ *   remote.c   mpiexec's side of the proxies: rsh start, their messages, remote kills and stdin
+ *   proxy.c    `mpiexec --proxy`, run on each remote host: starts that host's ranks, relays I/O
+ *   wire.c     message encoding shared by both sides (wire.h), TCP listen/connect helpers */
 #ifndef EMPI_MPIEXEC_H
 #define EMPI_MPIEXEC_H
 
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* ---- options.c ---- */
+typedef struct host_entry {
+    char *name;       /* as given: a name or an address */
+    int slots;        /* 0: not given */
+} host_entry_t;
+
 typedef struct mpiexec_options {
     int nprocs;
+    int ppn;          /* 0: not given */
+    host_entry_t *hosts;  /* from -hosts / -f; none: this host only */
+    int nhosts;
     int tag_output;
     double timeout;   /* seconds; 0 = none */
     char **env;       /* "NAME=VALUE" strings for every rank, applied in order */
@@ -38,16 +52,50 @@ int output_pump(int fd, line_buffer_t *lb, int rank, int dest);
 void output_flush_tail(line_buffer_t *lb, int rank, int dest);
 void output_release(void);
 
+/* Feed bytes that arrived for `rank` (from a pipe or a proxy) into its line buffer. */
+void output_feed(line_buffer_t *lb, const char *data, size_t n, int rank, int dest);
+
+/* ---- hosts.c ---- */
+/* Where every rank runs and what it is told about its host. */
+typedef struct layout {
+    int nprocs, num_nodes;
+    int *host_of;        /* rank -> index in opts.hosts (0 when there is no host list) */
+    int *node_of;        /* rank -> node id: ranks whose hosts report the same name share one */
+    int *local_rank;     /* rank -> index among the ranks of its node */
+    int *local_size;     /* rank -> ranks on its node */
+} layout_t;
+
+extern layout_t layout;
+/* Place ranks on the host entries (-ppn, slots, or even blocks). 0 on success. */
+int layout_place(const mpiexec_options_t *opts);
+/* With every host's name known (names[h] for entry h), number the nodes. */
+void layout_number_nodes(char *const *names, int nhosts);
+void layout_free(void);
+/* This host's identity: EMPI_HOSTNAME if set, else gethostname(). */
+void host_identity(char *buf, size_t len);
+int host_is_local(const char *host);
+
 /* ---- spawn.c ---- */
 typedef struct spawn_context {
-    const mpiexec_options_t *opts;
+    int nprocs, universe_size;
+    char **env;                 /* "NAME=VALUE" set in every rank */
+    int nenv;
+    char **argv;
     const char *program_path;   /* resolved once, so a missing program fails early */
     const char *jobid, *addr, *cookie;
     sigset_t child_sigmask;     /* the mask mpiexec started with */
+    const struct mpiexec_options *opts;  /* mpiexec only (NULL in a proxy) */
+    int opts_nhosts;
 } spawn_context_t;
 
+/* What a rank is told about its place (EMPI_* variables). */
+typedef struct rank_place {
+    int rank, node_id, num_nodes, local_rank, local_size;
+} rank_place_t;
+
 typedef struct rank_proc {
-    pid_t pid;           /* also the rank's process group id */
+    pid_t pid;           /* also the rank's process group id (on its host) */
+    int remote;          /* started by a proxy on another host: signals go through it */
     int out_fd, err_fd;  /* read ends, -1 once closed */
     line_buffer_t out, err;
     int running;
@@ -55,11 +103,15 @@ typedef struct rank_proc {
     int finalized;
 } rank_proc_t;
 
-/* Start `rank`; stdin_fd is its stdin (-1: /dev/null). 0 on success. */
-int spawn_rank(const spawn_context_t *ctx, int rank, int stdin_fd, rank_proc_t *rp);
+/* Start a rank; stdin_fd is its stdin (-1: /dev/null). 0 on success. */
+int spawn_rank(const spawn_context_t *ctx, const rank_place_t *place, int stdin_fd, rank_proc_t *rp);
 
 /* ---- server.c ---- */
-int server_open(const char *path, const char *cookie, int nranks);
+/* Listen on a unix socket (path) or, when path is NULL, on the TCP listener listen_fd. */
+int server_open(const char *path, int listen_fd, const char *cookie, int nranks);
+/* Send one message on connection `conn`; on failure the connection is dropped. */
+void server_send(int conn, uint32_t type, const void *payload, size_t len);
+void server_drop(int conn);
 /* How many descriptors server_pollfds will write. */
 int server_pollfd_count(void);
 /* Write the server's descriptors to pfds; returns how many. */
@@ -81,6 +133,31 @@ void job_rank_exited(int rank, int wait_status);
 void job_kill_all(int sig);
 /* Called from the loop: SIGKILL the stragglers once the grace period is over. */
 void job_check_deadlines(double now);
+
+/* ---- remote.c ---- */
+/* Start the proxies (rsh) for the remote host entries. 0 on success. */
+int remote_start(const mpiexec_options_t *opts, const spawn_context_t *ctx, const char *server_addr);
+/* Remote entries whose proxy has not said hello yet (spawning waits for all names). */
+int remote_pending_hellos(void);
+/* Host names as reported (local entries: ours); valid once remote_pending_hellos() == 0. */
+char *const *remote_host_names(void);
+/* Send each proxy its ranks; after layout_number_nodes. */
+void remote_send_setup(const spawn_context_t *ctx);
+/* Server hooks: a PROXY_HELLO on connection `conn`, a message from host `h`, a lost proxy. */
+int remote_hello(int conn, const unsigned char *p, uint32_t len);
+void remote_message(int h, uint32_t type, const unsigned char *p, uint32_t len);
+void remote_lost(int h);
+/* A child of mpiexec exited: 1 if it was an rsh process. */
+int remote_reaped(pid_t pid, int status);
+void remote_kill_all(int sig);
+int remote_rank0_host(void);        /* host entry of rank 0 if it is remote, else -1 */
+void remote_stdin(const void *buf, size_t len);  /* len 0: EOF */
+/* After the job: close the links and wait (bounded) for the rsh processes. */
+void remote_shutdown(void);
+const char *remote_host_label(int rank); /* "host NAME" of a remote rank, for messages */
+
+/* ---- proxy.c ---- */
+int proxy_main(int argc, char **argv);
 
 /* ---- cleanup.c ---- */
 void cleanup_job_files(const char *jobid, const char *socket_path);

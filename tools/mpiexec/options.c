@@ -14,7 +14,7 @@ static void usage(FILE *f)
     fprintf(f,
         "Usage: mpiexec -n N [options] program [args...]\n"
         "  -n, -np, --np N          number of ranks (default 1)\n"
-        "  -ppn N                   ranks per host (single host: accepted, all local)\n"
+        "  -ppn N                   ranks per host, in consecutive blocks\n"
         "  -genv NAME VALUE         set NAME=VALUE for every rank (also -env)\n"
         "  -x NAME[=VALUE]          export NAME (current or given value) to every rank\n"
         "  --tag-output             prefix every output line with \"[rank] \"\n"
@@ -22,51 +22,57 @@ static void usage(FILE *f)
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
         "  --oversubscribe          accepted, no effect\n"
-        "  -hosts H,.. / -f FILE    only local hosts are supported for now\n"
+        "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
+        "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
+        "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
         "  -h, --help               this text\n"
         "  --version                version\n");
 }
 
-static int is_local_host(const char *host)
+/* One host entry: "host", "host:N" or (host files) "host slots=N". */
+static int add_host(mpiexec_options_t *o, const char *entry)
 {
-    char self[256];
-    if (!strcmp(host, "localhost") || !strcmp(host, "127.0.0.1") || !strcmp(host, "::1"))
-        return 1;
-    if (gethostname(self, sizeof self) != 0)
-        return 0;
-    self[sizeof self - 1] = '\0';
-    size_t n = strcspn(self, ".");
-    return !strcmp(host, self) || (strlen(host) == n && !strncmp(host, self, n));
+    char name[256];
+    size_t n = strcspn(entry, ": \t");
+    if (n == 0 || n >= sizeof name) {
+        fprintf(stderr, "mpiexec: bad host entry '%s'\n", entry);
+        return -1;
+    }
+    memcpy(name, entry, n);
+    name[n] = '\0';
+    const char *rest = entry + n;
+    int slots = 0;
+    rest += strspn(rest, " \t");
+    if (*rest == ':')
+        rest++;
+    else if (!strncmp(rest, "slots=", 6))
+        rest += 6;
+    if (*rest) {
+        char *end;
+        long v = strtol(rest, &end, 10);
+        end += strspn(end, " \t");
+        if (v < 1 || v > 1000000 || *end) {
+            fprintf(stderr, "mpiexec: bad slot count in host entry '%s'\n", entry);
+            return -1;
+        }
+        slots = (int)v;
+    }
+    o->hosts = realloc(o->hosts, sizeof *o->hosts * (size_t)(o->nhosts + 1));
+    o->hosts[o->nhosts++] = (host_entry_t){ strdup(name), slots };
+    return 0;
 }
 
-/* One host entry, optionally "host:count". */
-static int check_host(const char *entry)
-{
-    char host[256];
-    size_t n = strcspn(entry, ":");
-    if (n == 0)
-        return 0;
-    if (n >= sizeof host)
-        n = sizeof host - 1;
-    memcpy(host, entry, n);
-    host[n] = '\0';
-    if (is_local_host(host))
-        return 0;
-    fprintf(stderr, "mpiexec: multi-host launch not supported yet (host '%s')\n", host);
-    return -1;
-}
-
-static int check_host_list(const char *list)
+static int add_host_list(mpiexec_options_t *o, const char *list)
 {
     char *copy = strdup(list), *save = NULL;
     int rc = 0;
     for (char *h = strtok_r(copy, ", ", &save); h && rc == 0; h = strtok_r(NULL, ", ", &save))
-        rc = check_host(h);
+        rc = add_host(o, h);
     free(copy);
     return rc;
 }
 
-static int check_host_file(const char *path)
+static int add_host_file(mpiexec_options_t *o, const char *path)
 {
     FILE *f = fopen(path, "r");
     char line[512];
@@ -78,11 +84,17 @@ static int check_host_file(const char *path)
     while (rc == 0 && fgets(line, sizeof line, f)) {
         line[strcspn(line, "#\r\n")] = '\0';
         char *h = line + strspn(line, " \t");
-        h[strcspn(h, " \t")] = '\0'; /* drop Open MPI's "slots=N" */
+        size_t end = strlen(h);
+        while (end && (h[end - 1] == ' ' || h[end - 1] == '\t'))
+            h[--end] = '\0';
         if (*h)
-            rc = check_host(h);
+            rc = add_host(o, h);
     }
     fclose(f);
+    if (rc == 0 && o->nhosts == 0) {
+        fprintf(stderr, "mpiexec: host file %s names no host\n", path);
+        rc = -1;
+    }
     return rc;
 }
 
@@ -200,8 +212,7 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
         } else if (ANY("-n", "-np", "--np", "--n", "-c")) {
             rc = parse_count(opt, val, &o->nprocs);
         } else if (ANY("-ppn", "--ppn", "-npernode", "--npernode")) {
-            int ppn;
-            rc = parse_count(opt, val, &ppn); /* one host: every rank is local anyway */
+            rc = parse_count(opt, val, &o->ppn);
         } else if (ANY("-timeout", "--timeout")) {
             rc = parse_seconds(opt, val, &o->timeout);
         } else if (ANY("-genv", "-env")) {
@@ -211,9 +222,9 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
         } else if (ANY("--tag-output", "-tag-output", "-prepend-rank", "--prepend-rank", "-l")) {
             o->tag_output = 1;
         } else if (ANY("-hosts", "-host", "--host", "-H", "--hosts")) {
-            rc = check_host_list(val);
+            rc = add_host_list(o, val);
         } else if (ANY("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile")) {
-            rc = check_host_file(val);
+            rc = add_host_file(o, val);
         } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall",
                        "-bind-to", "--bind-to", "-map-by", "--map-by")) {
             /* accepted for compatibility; nothing to do on one host */
@@ -236,6 +247,11 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
 
 void options_free(mpiexec_options_t *o)
 {
+    for (int i = 0; i < o->nhosts; i++)
+        free(o->hosts[i].name);
+    free(o->hosts);
+    o->hosts = NULL;
+    o->nhosts = 0;
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);

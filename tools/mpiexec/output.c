@@ -89,6 +89,27 @@ void output_flush_tail(line_buffer_t *lb, int rank, int dest)
     lb->len = 0;
 }
 
+/* The buffer grew by the bytes from `old` on: write out every line now complete. */
+static void emit_complete_lines(line_buffer_t *lb, size_t old, int rank, int dest)
+{
+    /* Only the new bytes can hold the last newline. */
+    char *last_nl = NULL;
+    for (char *q = lb->data + lb->len; q > lb->data + old;)
+        if (*--q == '\n') {
+            last_nl = q;
+            break;
+        }
+    if (!last_nl) {
+        if (lb->len >= MAX_PARTIAL_LINE)
+            output_flush_tail(lb, rank, dest);
+        return;
+    }
+    size_t complete = (size_t)(last_nl - lb->data) + 1;
+    emit(lb->data, complete, rank, dest, 0);
+    memmove(lb->data, lb->data + complete, lb->len - complete);
+    lb->len -= complete;
+}
+
 int output_pump(int fd, line_buffer_t *lb, int rank, int dest)
 {
     if (reserve(&lb->data, &lb->cap, lb->len + READ_CHUNK) != 0)
@@ -102,23 +123,20 @@ int output_pump(int fd, line_buffer_t *lb, int rank, int dest)
     }
     size_t old = lb->len;
     lb->len += (size_t)n;
-    /* Only the new bytes can hold the last newline. */
-    char *last_nl = NULL;
-    for (char *q = lb->data + lb->len; q > lb->data + old;)
-        if (*--q == '\n') {
-            last_nl = q;
-            break;
-        }
-    if (!last_nl) {
-        if (lb->len >= MAX_PARTIAL_LINE)
-            output_flush_tail(lb, rank, dest);
-        return 1;
-    }
-    size_t complete = (size_t)(last_nl - lb->data) + 1;
-    emit(lb->data, complete, rank, dest, 0);
-    memmove(lb->data, lb->data + complete, lb->len - complete);
-    lb->len -= complete;
+    emit_complete_lines(lb, old, rank, dest);
     return 1;
+}
+
+void output_feed(line_buffer_t *lb, const char *data, size_t n, int rank, int dest)
+{
+    if (reserve(&lb->data, &lb->cap, lb->len + n) != 0) {
+        write_all(dest, data, n);
+        return;
+    }
+    size_t old = lb->len;
+    memcpy(lb->data + old, data, n);
+    lb->len += n;
+    emit_complete_lines(lb, old, rank, dest);
 }
 
 void output_release(void)

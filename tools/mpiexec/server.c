@@ -6,6 +6,7 @@
  * with blocking sends because a rank always waits for them when they are sent. */
 #include "mpiexec.h"
 #include "runtime/bootstrap_proto.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@
 typedef struct connection {
     int fd;
     int rank;                 /* -1 until the cookie has been checked */
+    int host;                 /* a proxy's host entry, else -1 */
     unsigned char *in;
     size_t in_len, in_cap;
 } connection_t;
@@ -40,17 +42,17 @@ static int *conn_of_rank;     /* index into conns, -1 if the rank is not connect
 static fence_slot_t *fence;
 static int fence_arrivals;
 
-/* Unauthenticated peers may send only a HELLO; anything bigger is refused. */
+/* Unauthenticated peers may send only a HELLO (a rank's or a proxy's); anything bigger is refused. */
 #define HELLO_LEN (EMPI_BOOT_COOKIE_HEX + sizeof(uint32_t))
+#define UNAUTH_MAX (HELLO_LEN + PROXY_NAME_MAX)
 
-int server_open(const char *path, const char *cookie, int nranks)
+int server_open(const char *path, int tcp_fd, const char *cookie, int nranks)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (strlen(path) >= sizeof sa.sun_path) {
+    if (path && strlen(path) >= sizeof sa.sun_path) {
         fprintf(stderr, "mpiexec: socket path too long: %s\n", path);
         return -1;
     }
-    strcpy(sa.sun_path, path);
     snprintf(cookie_hex, sizeof cookie_hex, "%s", cookie);
     world_size = nranks;
     conn_of_rank = malloc(sizeof(int) * (size_t)nranks);
@@ -59,7 +61,11 @@ int server_open(const char *path, const char *cookie, int nranks)
         return -1;
     for (int r = 0; r < nranks; r++)
         conn_of_rank[r] = -1;
-
+    if (!path) {
+        listen_fd = tcp_fd; /* across hosts: the cookie is the only gate */
+        return 0;
+    }
+    strcpy(sa.sun_path, path);
     listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (listen_fd < 0)
         return -1;
@@ -79,29 +85,6 @@ int server_pollfd_count(void)
     return 1 + nconns;
 }
 
-static int send_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int send_msg(int fd, uint32_t type, const void *payload, size_t len)
-{
-    empi_boot_hdr_t hdr = { type, (uint32_t)len };
-    if (send_all(fd, &hdr, sizeof hdr) != 0)
-        return -1;
-    return len ? send_all(fd, payload, len) : 0;
-}
-
 static void drop_connection(int i)
 {
     connection_t *c = &conns[i];
@@ -112,19 +95,36 @@ static void drop_connection(int i)
     free(c->in);
     c->in = NULL;
     c->in_len = c->in_cap = 0;
+    if (c->host >= 0) {
+        int h = c->host;
+        c->host = -1;
+        remote_lost(h);
+    }
+}
+
+void server_drop(int conn)
+{
+    if (conn >= 0 && conn < nconns && conns[conn].fd >= 0)
+        drop_connection(conn);
+}
+
+void server_send(int conn, uint32_t type, const void *payload, size_t len)
+{
+    if (conn >= 0 && conn < nconns && conns[conn].fd >= 0 &&
+        wire_send(conns[conn].fd, type, payload, len, NULL, 0) != 0)
+        drop_connection(conn);
 }
 
 /* A failed or timed-out send leaves the stream unusable: drop the connection. The
  * rank then fails in the bootstrap and its exit ends the job. */
 static void reply(int i, uint32_t type, const void *payload, size_t len)
 {
-    if (send_msg(conns[i].fd, type, payload, len) != 0)
-        drop_connection(i);
+    server_send(i, type, payload, len);
 }
 
 static void reject(int i, const char *why)
 {
-    send_msg(conns[i].fd, EMPI_BOOT_REJECT, why, strlen(why));
+    wire_send(conns[i].fd, EMPI_BOOT_REJECT, why, strlen(why), NULL, 0);
     drop_connection(i);
 }
 
@@ -141,7 +141,7 @@ static void accept_all(void)
             conns_cap = conns_cap ? conns_cap * 2 : 64;
             conns = realloc(conns, sizeof *conns * (size_t)conns_cap);
         }
-        conns[nconns++] = (connection_t){ .fd = fd, .rank = -1 };
+        conns[nconns++] = (connection_t){ .fd = fd, .rank = -1, .host = -1 };
     }
 }
 
@@ -169,10 +169,11 @@ static void handle_hello(int i, const unsigned char *p, uint32_t len)
     conns[i].rank = (int)rank;
     conn_of_rank[rank] = i;
 
-    /* One host for now: every rank lives on node 0. */
     size_t n = 1 + (size_t)world_size;
     uint32_t *node_map = calloc(n, sizeof *node_map);
     node_map[0] = (uint32_t)world_size;
+    for (int r = 0; r < world_size; r++)
+        node_map[1 + r] = (uint32_t)layout.node_of[r];
     reply(i, EMPI_BOOT_HELLO_OK, node_map, n * sizeof *node_map);
     free(node_map);
     job_rank_connected((int)rank);
@@ -221,11 +222,22 @@ static void handle_fence(int rank, const unsigned char *p, uint32_t len)
 static void handle_message(int i, uint32_t type, const unsigned char *p, uint32_t len)
 {
     int rank = conns[i].rank;
+    if (conns[i].host >= 0) {
+        remote_message(conns[i].host, type, p, len);
+        return;
+    }
     if (rank < 0) {
-        if (type == EMPI_BOOT_HELLO)
+        if (type == EMPI_BOOT_HELLO) {
             handle_hello(i, p, len);
-        else
+        } else if (type == PROXY_HELLO && len >= HELLO_LEN && cookie_matches(p)) {
+            int h = remote_hello(i, p, len);
+            if (h < 0)
+                reject(i, "bad or duplicate host");
+            else
+                conns[i].host = h;
+        } else {
             reject(i, "bad cookie");
+        }
         return;
     }
     switch (type) {
@@ -282,8 +294,9 @@ static void service(int i)
         while (c->fd >= 0 && c->in_len - off >= sizeof(empi_boot_hdr_t)) {
             empi_boot_hdr_t hdr;
             memcpy(&hdr, c->in + off, sizeof hdr);
-            if (hdr.len > EMPI_BOOT_MAX_MSG || (c->rank < 0 && hdr.len > HELLO_LEN)) {
-                reject(i, c->rank < 0 ? "bad cookie" : "message too long");
+            int unauth = c->rank < 0 && c->host < 0;
+            if (hdr.len > EMPI_BOOT_MAX_MSG || (unauth && hdr.len > UNAUTH_MAX)) {
+                reject(i, unauth ? "bad cookie" : "message too long");
                 return;
             }
             if (c->in_len - off - sizeof hdr < hdr.len)

@@ -18,10 +18,9 @@ static void set_int_env(const char *name, int value)
 
 /* Runs in the child between fork and exec; mpiexec is single-threaded, so setenv
  * and friends are safe here. */
-static void become_rank(const spawn_context_t *ctx, int rank, int stdin_fd, int out_w,
-                        int err_w, pid_t launcher)
+static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int stdin_fd,
+                        int out_w, int err_w, pid_t launcher)
 {
-    const mpiexec_options_t *o = ctx->opts;
     setpgid(0, 0);
     /* Even a SIGKILLed mpiexec must not leave ranks behind. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -45,26 +44,26 @@ static void become_rank(const spawn_context_t *ctx, int rank, int stdin_fd, int 
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &ctx->child_sigmask, NULL);
 
-    for (int i = 0; i < o->nenv; i++)
-        putenv(o->env[i]);
-    set_int_env("EMPI_RANK", rank);
-    set_int_env("EMPI_SIZE", o->nprocs);
-    set_int_env("EMPI_LOCAL_RANK", rank);
-    set_int_env("EMPI_LOCAL_SIZE", o->nprocs);
-    set_int_env("EMPI_NODE_ID", 0);
-    set_int_env("EMPI_NUM_NODES", 1);
+    for (int i = 0; i < ctx->nenv; i++)
+        putenv(ctx->env[i]);
+    set_int_env("EMPI_RANK", pl->rank);
+    set_int_env("EMPI_SIZE", ctx->nprocs);
+    set_int_env("EMPI_LOCAL_RANK", pl->local_rank);
+    set_int_env("EMPI_LOCAL_SIZE", pl->local_size);
+    set_int_env("EMPI_NODE_ID", pl->node_id);
+    set_int_env("EMPI_NUM_NODES", pl->num_nodes);
     set_int_env("EMPI_APPNUM", 0);
-    set_int_env("EMPI_UNIVERSE_SIZE", o->nprocs);
+    set_int_env("EMPI_UNIVERSE_SIZE", ctx->universe_size);
     setenv("EMPI_JOBID", ctx->jobid, 1);
-    setenv("EMPI_BOOTSTRAP_ADDR", ctx->addr, 1);
+    setenv("EMPI_LAUNCHER_ADDR", ctx->addr, 1);
     setenv("EMPI_COOKIE", ctx->cookie, 1);
 
-    execv(ctx->program_path, o->argv);
+    execv(ctx->program_path, ctx->argv);
     fprintf(stderr, "mpiexec: cannot execute %s\n", ctx->program_path);
     _exit(127);
 }
 
-int spawn_rank(const spawn_context_t *ctx, int rank, int stdin_fd, rank_proc_t *rp)
+int spawn_rank(const spawn_context_t *ctx, const rank_place_t *place, int stdin_fd, rank_proc_t *rp)
 {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0)
@@ -77,7 +76,7 @@ int spawn_rank(const spawn_context_t *ctx, int rank, int stdin_fd, rank_proc_t *
     pid_t launcher = getpid();
     pid_t pid = fork();
     if (pid == 0)
-        become_rank(ctx, rank, stdin_fd, out[1], err[1], launcher);
+        become_rank(ctx, place, stdin_fd, out[1], err[1], launcher);
     close(out[1]);
     close(err[1]);
     if (pid < 0) {

@@ -131,6 +131,11 @@ static int self_get(int peer, void *local, const void *remote, size_t len)
     return EMPI_OK;
 }
 
+static int self_wait_fd(void)
+{
+    return self_q.head ? EMPI_WAIT_POLL : EMPI_WAIT_NOTHING;
+}
+
 empi_transport_t empi_transport_self = {
     .name = "self",
     .max_packet = (size_t)1 << 30,
@@ -141,4 +146,5 @@ empi_transport_t empi_transport_self = {
     .progress = self_progress,
     .am_send = self_am_send,
     .get = self_get,
+    .wait_fd = self_wait_fd,
 };

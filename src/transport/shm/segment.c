@@ -128,7 +128,8 @@ int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boo
     seg->ring_bytes = ring_bytes;
     seg->creator = boot->local_rank == 0;
     seg->bytes = segment_bytes(boot->local_size, ring_bytes);
-    snprintf(seg->name, sizeof seg->name, "/empi-%s-shm", boot->jobid);
+    /* Per host: in a test, several "hosts" (network namespaces) share one /dev/shm. */
+    snprintf(seg->name, sizeof seg->name, "/empi-%s-n%d-shm", boot->jobid, boot->node_id);
 
     int rc = 0, fence_rc = 0;
     const char *failed = NULL;

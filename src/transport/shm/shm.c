@@ -175,6 +175,12 @@ static int shm_get(int peer, void *local, const void *remote, size_t len)
     return empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
+/* Rings have no descriptor to sleep on: with local peers the progress engine must keep polling. */
+static int shm_wait_fd(void)
+{
+    return shm.npeers > 0 ? EMPI_WAIT_POLL : EMPI_WAIT_NOTHING;
+}
+
 empi_transport_t empi_transport_shm = {
     .name = "shm",
     .max_packet = 0,
@@ -185,4 +191,5 @@ empi_transport_t empi_transport_shm = {
     .progress = shm_progress,
     .am_send = shm_am_send,
     .get = shm_get,
+    .wait_fd = shm_wait_fd,
 };

@@ -1,0 +1,71 @@
+/* Connecting to the bootstrap server by address (see bootstrap_addr.h). */
+#include "runtime/bootstrap_addr.h"
+#include "runtime/bootstrap_proto.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int parse_tcp(const char *s, struct sockaddr_in *sa)
+{
+    char ip[INET_ADDRSTRLEN];
+    const char *colon = strrchr(s, ':');
+    if (!colon || (size_t)(colon - s) >= sizeof ip)
+        return -1;
+    memcpy(ip, s, (size_t)(colon - s));
+    ip[colon - s] = '\0';
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port <= 0 || port > 65535 || inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
+        return -1;
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    return 0;
+}
+
+int empi_boot_addr_connect(const char *addr)
+{
+    union {
+        struct sockaddr_un un;
+        struct sockaddr_in in;
+    } sa;
+    socklen_t len;
+    memset(&sa, 0, sizeof sa);
+    if (!strncmp(addr, EMPI_BOOT_ADDR_UNIX, strlen(EMPI_BOOT_ADDR_UNIX))) {
+        const char *path = addr + strlen(EMPI_BOOT_ADDR_UNIX);
+        if (strlen(path) >= sizeof sa.un.sun_path) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        sa.un.sun_family = AF_UNIX;
+        strcpy(sa.un.sun_path, path);
+        len = sizeof sa.un;
+    } else if (!strncmp(addr, EMPI_BOOT_ADDR_TCP, strlen(EMPI_BOOT_ADDR_TCP)) &&
+               parse_tcp(addr + strlen(EMPI_BOOT_ADDR_TCP), &sa.in) == 0) {
+        len = sizeof sa.in;
+    } else {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = socket(sa.un.sun_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    if (sa.un.sun_family == AF_INET) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    return fd;
+}

@@ -1,0 +1,73 @@
+/*
+ * Address discovery with getifaddrs. Publishing every usable address (rather than guessing one)
+ * lets the connecting side choose, and it knows best: the address sharing a subnet with one of its
+ * own interfaces is the one the kernel routes directly.
+ */
+#include "transport/net_addr.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/tunables.h"
+
+static uint32_t ipv4_of(const struct sockaddr *sa)
+{
+    return ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr;
+}
+
+static int usable(const struct ifaddrs *ifa)
+{
+    return ifa->ifa_addr && ifa->ifa_addr->sa_family == AF_INET && (ifa->ifa_flags & IFF_UP) &&
+           !(ifa->ifa_flags & IFF_LOOPBACK);
+}
+
+int empi_net_local_addrs(uint32_t *addrs, int max)
+{
+    const char *want = empi_tunables.net_addr;
+    struct in_addr literal;
+    if (want[0] && inet_pton(AF_INET, want, &literal) == 1) {
+        addrs[0] = literal.s_addr;
+        return 1;
+    }
+    struct ifaddrs *list;
+    int n = 0;
+    if (getifaddrs(&list) == 0) {
+        for (struct ifaddrs *ifa = list; ifa && n < max; ifa = ifa->ifa_next) {
+            if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET)
+                continue;
+            if (want[0] ? strcmp(ifa->ifa_name, want) == 0 : usable(ifa))
+                addrs[n++] = ipv4_of(ifa->ifa_addr);
+        }
+        freeifaddrs(list);
+    }
+    if (n == 0 && want[0]) {
+        fprintf(stderr, "EtherMPI: EMPI_NET_ADDR=%s is neither an IPv4 address nor an interface with one\n", want);
+        return -1;
+    }
+    if (n == 0)
+        addrs[n++] = htonl(INADDR_LOOPBACK);
+    return n;
+}
+
+uint32_t empi_net_pick_addr(const uint32_t *addrs, int n)
+{
+    struct ifaddrs *list;
+    if (n > 1 && getifaddrs(&list) == 0) {
+        for (int i = 0; i < n; i++)
+            for (struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next) {
+                if (!usable(ifa) || !ifa->ifa_netmask)
+                    continue;
+                uint32_t mask = ipv4_of(ifa->ifa_netmask);
+                if ((ipv4_of(ifa->ifa_addr) & mask) == (addrs[i] & mask)) {
+                    freeifaddrs(list);
+                    return addrs[i];
+                }
+            }
+        freeifaddrs(list);
+    }
+    return addrs[0];
+}

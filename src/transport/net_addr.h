@@ -1,0 +1,23 @@
+/*
+ * Addresses of this host for the network transports: which IPv4 addresses a rank publishes so peers
+ * on other hosts can reach it, and which of a peer's published addresses to use. Shared by tcp/ and
+ * udp/ so both find peers the same way.
+ */
+#ifndef EMPI_NET_ADDR_H
+#define EMPI_NET_ADDR_H
+
+#include <stdint.h>
+
+#define EMPI_NET_MAX_ADDRS 8
+
+/*
+ * Fill `addrs` (network byte order) with the addresses to publish: the one named by EMPI_NET_ADDR
+ * (an IPv4 literal or an interface name), else every IPv4 address of an interface that is up and not
+ * loopback, else 127.0.0.1. Returns how many (>= 1), or -1 after printing why EMPI_NET_ADDR is bad.
+ */
+int empi_net_local_addrs(uint32_t *addrs, int max);
+
+/* The peer address to connect or send to: the first on a subnet of one of our interfaces, else the first. */
+uint32_t empi_net_pick_addr(const uint32_t *addrs, int n);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * EMPI_TRANSPORT selection. Hybrid rule: when no rank has more than EMPI_HYBRID_TCP_PEERS peers on
+ * other hosts, everything goes over tcp. Otherwise a pair uses tcp when its hosts are at most k
+ * apart on the ring of host ids, with k = peers / (2 * most ranks on one host), so no rank has more
+ * than about EMPI_HYBRID_TCP_PEERS connections; the rest of the traffic goes over udp. The rule
+ * depends only on the pair and the host map, so both ends agree.
+ */
+#include "transport/net_select.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tunables.h"
+
+typedef enum { NET_TCP, NET_UDP, NET_HYBRID } net_mode_t;
+
+static struct {
+    net_mode_t mode;
+    int me, size, my_node, num_nodes;
+    int all_tcp;      /* hybrid with few enough remote peers */
+    int node_radius;  /* hybrid: tcp to hosts at most this far on the ring */
+} sel;
+
+int empi_net_select_init(const empi_boot_info_t *boot)
+{
+    const char *t = empi_tunables.transport;
+    memset(&sel, 0, sizeof sel);
+    if (!strcmp(t, "tcp"))
+        sel.mode = NET_TCP;
+    else if (!strcmp(t, "udp"))
+        sel.mode = NET_UDP;
+    else if (!strcmp(t, "hybrid"))
+        sel.mode = NET_HYBRID;
+    else {
+        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s: expected tcp, udp or hybrid\n", t);
+        return -1;
+    }
+    sel.me = boot->rank;
+    sel.size = boot->size;
+    sel.my_node = boot->node_id;
+    sel.num_nodes = boot->num_nodes;
+    if (sel.mode != NET_HYBRID || sel.num_nodes < 2)
+        return 0;
+
+    int *per_node = calloc((size_t)sel.num_nodes, sizeof *per_node);
+    if (!per_node)
+        return -1;
+    for (int r = 0; r < sel.size; r++) {
+        int node = empi_boot_node_of(r);
+        if (node >= 0 && node < sel.num_nodes)
+            per_node[node]++;
+    }
+    int smallest = sel.size, largest = 0;
+    for (int n = 0; n < sel.num_nodes; n++) {
+        smallest = per_node[n] < smallest ? per_node[n] : smallest;
+        largest = per_node[n] > largest ? per_node[n] : largest;
+    }
+    free(per_node);
+    long limit = empi_tunables.hybrid_tcp_peers;
+    sel.all_tcp = sel.size - smallest <= limit;
+    sel.node_radius = largest ? (int)(limit / (2L * largest)) : 0;
+    return 0;
+}
+
+int empi_net_uses_tcp(int peer)
+{
+    int node = empi_boot_node_of(peer);
+    if (node < 0 || node == sel.my_node)
+        return 0;
+    switch (sel.mode) {
+    case NET_TCP: return 1;
+    case NET_UDP: return 0;
+    default: break;
+    }
+    if (sel.all_tcp)
+        return 1;
+    int d = abs(node - sel.my_node);
+    if (sel.num_nodes - d < d)
+        d = sel.num_nodes - d;
+    return d <= sel.node_radius;
+}
+
+int empi_net_uses_udp(int peer)
+{
+    int node = empi_boot_node_of(peer);
+    return node >= 0 && node != sel.my_node && !empi_net_uses_tcp(peer);
+}
+
+int empi_net_transports(empi_transport_t **out, int max)
+{
+    int n = 0;
+    if (sel.num_nodes < 2)
+        return 0;
+    if (sel.mode != NET_UDP && n < max)
+        out[n++] = &empi_transport_tcp;
+    if (sel.mode != NET_TCP && n < max)
+        out[n++] = &empi_transport_udp;
+    return n;
+}
+
+empi_transport_t *empi_net_transport_for(int peer)
+{
+    if (empi_net_uses_tcp(peer))
+        return &empi_transport_tcp;
+    if (empi_net_uses_udp(peer))
+        return &empi_transport_udp;
+    return NULL;
+}
+
+/* Stand-in when the udp sources are not built: asking for udp fails at init with a clear message. */
+static int udp_missing_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
+{
+    (void)deliver;
+    if (boot->rank == 0)
+        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s needs the udp transport, which this build lacks\n",
+                empi_tunables.transport);
+    return EMPI_ERROR;
+}
+
+static int udp_missing_noop(void)
+{
+    return 0;
+}
+
+static int udp_missing_reaches(int peer)
+{
+    (void)peer;
+    return 0;
+}
+
+static int udp_missing_send(int peer, const struct iovec *iov, int iovcnt)
+{
+    (void)peer;
+    (void)iov;
+    (void)iovcnt;
+    return EMPI_ERROR;
+}
+
+__attribute__((weak)) empi_transport_t empi_transport_udp = {
+    .name = "udp",
+    .init = udp_missing_init,
+    .finalize = udp_missing_noop,
+    .reaches = udp_missing_reaches,
+    .progress = udp_missing_noop,
+    .am_send = udp_missing_send,
+};

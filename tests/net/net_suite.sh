@@ -1,0 +1,169 @@
+#!/bin/bash
+# The multi-host suite (docs/NETWORK.md): the point-to-point, datatype and collective test
+# programs run across several "hosts", plus host failure handling.
+#   net_suite.sh MODE TRANSPORT BUILD_DIR
+#   MODE loopback  fake hosts on this machine: the rsh stand-in sets EMPI_HOSTNAME per host, so
+#                  the network transport carries traffic between them (runs anywhere)
+#   MODE netns     four network namespaces joined by veth pairs to a bridge, each entered with a
+#                  hostname of its own; needs root and iproute2, else the suite is skipped (77)
+#   TRANSPORT      tcp, udp or hybrid (EMPI_TRANSPORT); skipped when this build lacks it
+# Everything the suite creates (namespaces, links, files) is removed on every exit path.
+set -u
+mode=$1
+transport=$2
+build=$3
+here=$(cd "$(dirname "$0")" && pwd)
+MPIEXEC=$build/tools/mpiexec/mpiexec
+tmp=$(mktemp -d)
+prefix="em$$"          # names of namespaces and links: short (interface names have 15 chars)
+bridge=""
+namespaces=()
+jobs_started=()
+
+cleanup() {
+    for pid in "${jobs_started[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    for ns in "${namespaces[@]}"; do
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+    done
+    [ -n "$bridge" ] && ip link del "$bridge" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() {
+    echo "FAIL: $*"
+    for f in out err; do [ -s "$tmp/$f" ] && { echo "--- $f"; head -40 "$tmp/$f"; }; done
+    exit 1
+}
+
+setup_loopback() {
+    hosts=(hA hB hC hD)
+    export EMPI_LAUNCHER_RSH="$here/fake_rsh.sh" EMPI_BOOTSTRAP_ADDR=127.0.0.1
+}
+
+setup_netns() {
+    [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+    command -v ip >/dev/null && command -v unshare >/dev/null || skip "no ip (iproute2) or unshare"
+    local subnet="10.$((200 + $$ % 50)).$(($$ / 50 % 250))"
+    bridge="${prefix}br"
+    ip link add "$bridge" type bridge 2>/dev/null || { bridge=""; skip "cannot create a bridge"; }
+    ip addr add "$subnet.254/24" dev "$bridge" && ip link set "$bridge" up || fail "bridge setup"
+    hosts=()
+    for i in 1 2 3 4; do
+        local ns="${prefix}h$i"
+        ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces"
+        namespaces+=("$ns")
+        ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns" &&
+            ip link set "${prefix}v$i" master "$bridge" up &&
+            ip -n "$ns" addr add "$subnet.$i/24" dev eth0 &&
+            ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || fail "namespace $ns setup"
+        hosts+=("$subnet.$i")
+    done
+    export EMPI_LAUNCHER_RSH="$here/netns_rsh.sh" NET_PREFIX="$prefix" NET_SUBNET="$subnet"
+    unset EMPI_BOOTSTRAP_ADDR
+}
+
+case $mode in
+    loopback) setup_loopback ;;
+    netns) setup_netns ;;
+    *) fail "unknown mode $mode" ;;
+esac
+export EMPI_TRANSPORT=$transport
+# Every "host" shares this machine's few cores, which no rank can see from its own host's rank
+# count: have waiting ranks give their core away as on an oversubscribed host.
+export EMPI_YIELD=always
+
+host_list() { local IFS=,; echo "${hosts[*]:0:$1}"; }
+
+# run NHOSTS NP PROGRAM ARGS...: ranks in even blocks over the first NHOSTS hosts.
+run() {
+    local nh=$1 np=$2
+    shift 2
+    "$MPIEXEC" -hosts "$(host_list "$nh")" -n "$np" --timeout 120 "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# The programs check their own results and exit non-zero (or abort) on any mismatch.
+expect_pass() {
+    local what="$*" t0=$SECONDS
+    run "$@"
+    [ "$status" -eq 0 ] || fail "$what: exit status $status"
+    echo "ok   $what ($((SECONDS - t0)) s)"
+}
+
+# The transport must exist in this build.
+run 2 2 "$build/tests/mpi/init_basic"
+if [ "$status" -ne 0 ]; then
+    grep -q "this build lacks" "$tmp/err" && skip "EMPI_TRANSPORT=$transport: not built"
+    fail "a two-host job does not start over $transport"
+fi
+
+mpi=$build/tests/mpi
+started=$(date +%s)
+# One rank per host (network only), then two per host (shared memory and network mixed).
+for prog in pt2pt_order pt2pt_any pt2pt_probe pt2pt_modes pt2pt_sendrecv pt2pt_isendrecv \
+            pt2pt_persistent pt2pt_completion pt2pt_truncate pt2pt_status pt2pt_cancel pt2pt_bsend \
+            coll_smoke; do
+    expect_pass 3 3 "$mpi/$prog"
+done
+for prog in pt2pt_order pt2pt_any pt2pt_probe pt2pt_modes pt2pt_isendrecv pt2pt_bsend coll_smoke; do
+    expect_pass 2 4 "$mpi/$prog"
+done
+expect_pass 3 3 "$build/tests/mpi_dt/dt_pt2pt"
+expect_pass 2 4 "$build/tests/mpi_dt/dt_pt2pt"
+expect_pass 3 3 "$build/tests/mpi_coll/coll_nonblocking"
+expect_pass 2 2 "$mpi/pt2pt_large" 67108864
+expect_pass 2 3 "$mpi/pt2pt_large" 1048579
+expect_pass 2 4 "$mpi/pt2pt_many_requests" 20000
+expect_pass 2 2 "$mpi/threads_pt2pt"
+expect_pass 4 4 "$build/tests/mpi_coll/coll_sweep"
+expect_pass 2 4 "$build/tests/mpi_coll/coll_sweep"
+expect_pass 3 6 "$build/tests/mpi_coll/coll_stress"
+
+# Killing one host's ranks mid-job ends the job with a message naming them, and nothing stays.
+hold_job() {
+    "$MPIEXEC" -hosts "$(host_list 3)" -n 6 --timeout 120 "$build/tests/net/net_hold" 100 \
+        >"$tmp/out" 2>"$tmp/err" &
+    job=$!
+    jobs_started+=("$job")
+    for _ in $(seq 300); do
+        [ "$(grep -c ready "$tmp/out" 2>/dev/null)" -eq 6 ] && return 0
+        kill -0 "$job" 2>/dev/null || break
+        sleep 0.1
+    done
+    fail "net_hold did not start on all hosts"
+}
+end_of_job() {
+    for _ in $(seq 300); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$job" 2>/dev/null && fail "the job did not end after $1"
+    wait "$job"
+    status=$?
+    [ "$status" -ne 0 ] || fail "the job exited 0 after $1"
+}
+victim=${hosts[1]}
+
+hold_job
+pids=$(awk '$1 == "rank" && ($2 == 2 || $2 == 3) {print $4}' "$tmp/out")
+kill -9 $pids
+end_of_job "host $victim's ranks were killed"
+grep -Eq "rank [23] \(pid [0-9]+ on host $victim\) killed by signal 9" "$tmp/err" ||
+    fail "no message naming the killed ranks on host $victim"
+echo "ok   killing host $victim's ranks ends the job: $(grep -m1 'killed by' "$tmp/err")"
+
+if [ "$mode" = netns ]; then
+    hold_job
+    # The whole host goes: every process in its namespace (proxy, ranks) dies at once.
+    kill -9 $(ip netns pids "${prefix}h2")
+    end_of_job "host $victim died"
+    grep -Eq "(lost contact with host $victim|on host $victim\) killed)" "$tmp/err" ||
+        fail "no message naming host $victim"
+    echo "ok   losing host $victim ends the job: $(grep -m1 -E 'lost contact|killed' "$tmp/err")"
+    for ns in "${namespaces[@]}"; do
+        [ -z "$(ip netns pids "$ns")" ] || fail "processes left in $ns after the job"
+    done
+fi
+jobid_files=$(ls /dev/shm 2>/dev/null | grep -c '^empi-' || true)
+echo "done in $(($(date +%s) - started)) s ($jobid_files empi-* files in /dev/shm from any job)"
