@@ -28,8 +28,6 @@
 #define UDP_RX_BURST 64          /* datagrams read per progress pass before timers run */
 #define UDP_STAGING (UDP_MAX_DATAGRAM + 64)
 #define UDP_RTO_INIT_NS 5000000u /* before the first round-trip sample */
-#define UDP_DRAIN_NS 20000000u   /* MPI_Finalize waits this long for acks before its fence */
-#define UDP_LINGER_NS 5000000u   /* one round of the closing handshake (udp_finalize) */
 
 /* What each rank publishes under the bootstrap key "udp". */
 typedef struct udp_card {
@@ -46,7 +44,6 @@ static struct {
     udp_conn_t *conns;             /* world size entries; peer < 0 when udp does not reach it */
     struct sockaddr_in *addrs;     /* world size entries */
     udp_conn_t *guess;             /* conn whose reassembly buffer the next datagram likely fills */
-    uint64_t drain_deadline;       /* set by the first pending() call of MPI_Finalize */
     unsigned char *staging, *bounce;
 } U;
 
@@ -132,6 +129,14 @@ static int setup_engine(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     return 0;
 }
 
+static int udp_progress(void);
+
+/* A rank waiting in a bootstrap fence keeps acknowledging and retransmitting (see pending()). */
+static void fence_hook(void)
+{
+    udp_progress();
+}
+
 static void release_all(void)
 {
     if (U.conns)
@@ -191,6 +196,7 @@ static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
                     boot->rank, r, U.conns[r].tx.seg_max, U.conns[r].tx.wnd_max);
     }
     U.up = 1;
+    empi_boot_set_fence_hook(fence_hook);
     return EMPI_OK;
 
 fail:
@@ -200,62 +206,10 @@ fail:
     return EMPI_ERROR;
 }
 
-static int udp_progress(void);
-
-static int all_acknowledged(void)
-{
-    for (udp_conn_t *c = U.eng.active; c; c = c->next_active)
-        if (udp_tx_pending(c))
-            return 0;
-    return 1;
-}
-
-/* Packets still arriving while closing were never waited for by anyone (the program finished):
-   they are acknowledged and dropped. */
-static void discard(int src, const void *pkt, size_t len)
-{
-    (void)src;
-    (void)pkt;
-    (void)len;
-}
-
-/*
- * The closing handshake. A rank cannot know that its last ack arrived, and one blocked in the
- * bootstrap fence answers no retransmission, so the ranks agree through the (reliable) bootstrap:
- * each publishes whether all its data was acknowledged, and while anyone's was not, all of them
- * keep progressing for a round (resending at once what is unacknowledged) and ask again.
- */
-static void closing_handshake(void)
-{
-    U.eng.deliver = discard;
-    for (int round = 0;; round++) {
-        char key[32];
-        snprintf(key, sizeof key, "udp-done-%d", round);
-        unsigned char done = (unsigned char)all_acknowledged();
-        if (empi_boot_put(key, &done, 1) != 0 || empi_boot_fence() != 0)
-            return;
-        int everyone = 1;
-        for (int r = 0; r < U.size && everyone; r++) {
-            unsigned char theirs = 0;
-            size_t len;
-            everyone = empi_boot_get(r, key, &theirs, 1, &len) == 0 && theirs;
-        }
-        if (everyone)
-            return;
-        uint64_t start = now_ns();
-        for (udp_conn_t *c = U.eng.active; c; c = c->next_active) {
-            c->tx.rto = U.eng.rto_min;
-            c->tx.rto_at = c->tx.una != c->tx.snd ? start : 0;
-        }
-        while (now_ns() - start < UDP_LINGER_NS)
-            udp_progress();
-    }
-}
-
 static int udp_finalize(void)
 {
-    if (U.up)
-        closing_handshake();
+    if (empi_boot_fence_hook() == fence_hook)
+        empi_boot_set_fence_hook(NULL);
     release_all();
     return EMPI_OK;
 }
@@ -349,21 +303,15 @@ static int udp_wait_fd(void)
 }
 
 /*
- * MPI_Finalize progresses until this is 0 before its fence. Acks owed to peers always count; our
- * own unacknowledged and unsent data only until a deadline, because a peer that already sits in
- * the fence would never answer: what is left then is settled by the closing handshake.
+ * MPI_Finalize progresses until this is 0 before its closing fence: every datagram we sent is
+ * acknowledged and every ack we owe is sent. Peers already in the fence still answer through the
+ * fence hook, so waiting here always ends; after the fence no rank needs anything from another.
  */
 static size_t udp_pending(void)
 {
-    if (!U.up)
-        return 0;
-    uint64_t now = now_ns();
-    if (!U.drain_deadline)
-        U.drain_deadline = now + UDP_DRAIN_NS;
-    int waiting = now < U.drain_deadline;
     size_t n = 0;
     for (udp_conn_t *c = U.eng.active; c; c = c->next_active)
-        n += (size_t)udp_rx_ack_pending(c) + (waiting ? udp_tx_pending(c) : 0);
+        n += udp_tx_pending(c) + (size_t)udp_rx_ack_pending(c);
     return n;
 }
 
