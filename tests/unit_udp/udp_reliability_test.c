@@ -361,6 +361,7 @@ static void test_backpressure(void)
         i++;
     CHECK(i > 0 && conn[0].tx.queued <= 2 * 64 * 1024 + 256 * 1024);
     CHECK(conn[0].tx.snd - conn[0].tx.una <= conn[0].tx.wnd_max);
+    CHECK(conn[0].tx.inflight < 64 * 1024 + conn[0].tx.seg_max);
     rcv[1].next_index = 0;
     while (rcv[1].delivered < i || udp_tx_pending(&conn[0])) {
         pump_links();

@@ -208,6 +208,13 @@ fail:
 
 static int udp_finalize(void)
 {
+    if (U.up && empi_tunables.debug >= 1) {
+        const udp_engine_t *e = &U.eng;
+        fprintf(stderr, "EtherMPI: udp rank %d: %llu datagrams sent, %llu resent, %llu timeouts, %llu acks, "
+                "%llu duplicates and %llu early received\n", e->me, (unsigned long long)e->n_sent,
+                (unsigned long long)e->n_retx, (unsigned long long)e->n_timeouts,
+                (unsigned long long)e->n_acks_sent, (unsigned long long)e->n_dup, (unsigned long long)e->n_early);
+    }
     if (empi_boot_fence_hook() == fence_hook)
         empi_boot_set_fence_hook(NULL);
     release_all();

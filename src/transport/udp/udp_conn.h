@@ -19,7 +19,10 @@
 
 /* Receive-side reorder slots per peer: the most datagrams we accept beyond the first missing one. */
 #define UDP_RX_SLOTS 1024u
-/* Fewest datagrams a sender may have in flight, whatever the byte window says. */
+/* Most datagrams in flight to one peer (the byte window, EMPI_UDP_WINDOW, usually binds first for
+   large datagrams; this bound for small ones). Must stay below UDP_RX_SLOTS. */
+#define UDP_MAX_INFLIGHT 512u
+/* The congestion window never shrinks below this many datagrams. */
 #define UDP_MIN_WINDOW 8u
 /* Datagrams handed to one transmit call (one sendmmsg). */
 #define UDP_BATCH 32
@@ -48,6 +51,7 @@ typedef struct udp_tx {
     uint32_t nxt;      /* next sequence number to assign; una <= snd <= nxt */
     uint32_t seg_max;  /* payload bytes per segment to this peer (datagram minus our header) */
     uint32_t wnd_max;  /* our own limit of segments in flight */
+    size_t inflight;   /* bytes of segments in [una, snd): bounded by the engine's window_bytes */
     uint32_t cwnd;     /* congestion window: halved on timeout, regrown by acks */
     uint32_t peer_wnd; /* the receiver's advertised window */
     size_t queued;     /* bytes of packets not yet fully acknowledged */

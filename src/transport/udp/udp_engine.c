@@ -12,8 +12,7 @@ void udp_conn_init(udp_engine_t *e, udp_conn_t *c, int peer, uint32_t seg_max)
     memset(c, 0, sizeof *c);
     c->peer = peer;
     c->tx.seg_max = seg_max;
-    size_t wnd = e->window_bytes / (seg_max + sizeof(udp_hdr_t));
-    c->tx.wnd_max = wnd < UDP_MIN_WINDOW ? UDP_MIN_WINDOW : wnd > UDP_RX_SLOTS - 1 ? UDP_RX_SLOTS - 1 : (uint32_t)wnd;
+    c->tx.wnd_max = UDP_MAX_INFLIGHT;
     c->tx.cwnd = c->tx.wnd_max;
     c->tx.peer_wnd = UDP_RX_SLOTS - 1;
     c->tx.rto = e->rto_init;

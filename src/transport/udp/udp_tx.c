@@ -71,22 +71,33 @@ static void arm_timer(udp_engine_t *e, udp_tx_t *tx)
     tx->rto_at = tx->una != tx->snd ? e->now + tx->rto : 0;
 }
 
+/* Room for segment `seq` in the window: datagram count and bytes (at least one datagram). */
+static int fits(const udp_engine_t *e, const udp_tx_t *tx, uint32_t seq, uint32_t limit, size_t bytes)
+{
+    return seq != tx->nxt && udp_seq_lt(seq, limit) && (bytes == 0 || bytes < e->window_bytes);
+}
+
 void udp_tx_pump(udp_engine_t *e, udp_conn_t *c)
 {
     udp_tx_t *tx = &c->tx;
     udp_dgram_t batch[UDP_BATCH];
     uint32_t limit = tx->una + window(tx);
-    while (tx->snd != tx->nxt && udp_seq_lt(tx->snd, limit)) {
+    while (fits(e, tx, tx->snd, limit, tx->inflight)) {
         int n = 0;
-        for (uint32_t s = tx->snd; n < UDP_BATCH && s != tx->nxt && udp_seq_lt(s, limit); s++)
+        size_t bytes = tx->inflight;
+        uint32_t s = tx->snd;
+        for (; n < UDP_BATCH && fits(e, tx, s, limit, bytes); s++) {
             fill_dgram(e, c, &batch[n++], s);
-        if (tx->snd + (uint32_t)n == limit)
+            bytes += tx->ring[s & tx->mask].len;
+        }
+        if (s != tx->nxt && !fits(e, tx, s, limit, bytes))
             batch[n - 1].hdr.flags |= UDP_F_ACKREQ; /* the window closes: ask for an ack now */
         int sent = e->xmit(e, c, batch, n);
         for (int i = 0; i < sent; i++) {
-            udp_txseg_t *s = &tx->ring[(tx->snd + (uint32_t)i) & tx->mask];
-            s->ntx = 1;
-            s->last_tx = e->now;
+            udp_txseg_t *seg = &tx->ring[(tx->snd + (uint32_t)i) & tx->mask];
+            seg->ntx = 1;
+            seg->last_tx = e->now;
+            tx->inflight += seg->len;
         }
         tx->snd += (uint32_t)(sent > 0 ? sent : 0);
         e->n_sent += (uint64_t)(sent > 0 ? sent : 0);
@@ -238,6 +249,7 @@ void udp_tx_on_ack(udp_engine_t *e, udp_conn_t *c, uint32_t ack, uint64_t sack, 
             udp_txseg_t *seg = &tx->ring[s & tx->mask];
             if (!seg->sacked)
                 note_arrived(tx, seg, s);
+            tx->inflight -= seg->len;
             release_seg(tx, seg); /* keeps ntx and last_tx for the sample */
         }
         tx->una = ack;
