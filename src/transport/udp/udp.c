@@ -104,7 +104,10 @@ static uint32_t segment_size(uint32_t addr)
     uint32_t dgram = mtu > UDP_IP_OVERHEAD ? mtu - UDP_IP_OVERHEAD : 0;
     if (dgram > UDP_MAX_DATAGRAM)
         dgram = UDP_MAX_DATAGRAM;
-    return dgram > sizeof(udp_hdr_t) + 64 ? dgram - (uint32_t)sizeof(udp_hdr_t) : 64;
+    /* A multiple of 16, so every segment starts aligned in the reassembly buffer and a packet is
+       handed over aligned wherever it was received. */
+    uint32_t seg = dgram > sizeof(udp_hdr_t) + 64 ? dgram - (uint32_t)sizeof(udp_hdr_t) : 64;
+    return seg & ~15u;
 }
 
 static int setup_engine(const empi_boot_info_t *boot, empi_deliver_fn deliver)
