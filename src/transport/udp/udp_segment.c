@@ -9,8 +9,9 @@
 
 #include "transport/udp/udp_conn.h"
 
-/* Reassembly buffers up to this size are kept for the next packet; larger ones are given back. */
-#define UDP_REASM_KEEP (128u * 1024u)
+/* Reassembly buffers up to this size are kept for the next packet; larger ones are given back, so
+   memory per peer stays small however many peers once sent a large message. */
+#define UDP_REASM_KEEP (16u * 1024u)
 
 void udp_seg_split(udp_tx_t *tx, udp_txpkt_t *pkt, uint32_t nseg)
 {

@@ -14,15 +14,30 @@
 
 #include "transport/udp/udp_conn.h"
 
-static int alloc_ring(udp_engine_t *e, udp_tx_t *tx)
+/* Segments the ring may hold for this peer: a full window plus a largest packet queued behind it. */
+static uint32_t ring_limit(const udp_engine_t *e, const udp_tx_t *tx)
 {
-    uint32_t need = 2 * tx->wnd_max + udp_seg_count(e->max_packet, tx->seg_max);
-    uint32_t size = 64;
+    return 2 * tx->wnd_max + udp_seg_count(e->max_packet, tx->seg_max);
+}
+
+/* The ring starts small (most peers exchange a few small packets) and doubles on demand up to
+   ring_limit, so memory per peer follows the traffic. Returns -1 when it may not or cannot grow. */
+static int grow_ring(const udp_engine_t *e, udp_tx_t *tx, uint32_t need)
+{
+    uint32_t size = tx->ring ? tx->mask + 1 : 64, most = 64;
     while (size < need)
         size *= 2;
-    tx->ring = calloc(size, sizeof *tx->ring);
-    if (!tx->ring)
+    while (most < ring_limit(e, tx))
+        most *= 2;
+    if (size > most)
         return -1;
+    udp_txseg_t *ring = calloc(size, sizeof *ring);
+    if (!ring)
+        return -1;
+    for (uint32_t s = tx->una; s != tx->nxt; s++)
+        ring[s & (size - 1)] = tx->ring[s & tx->mask];
+    free(tx->ring);
+    tx->ring = ring;
     tx->mask = size - 1;
     return 0;
 }
@@ -113,13 +128,13 @@ int udp_tx_send(udp_engine_t *e, udp_conn_t *c, const struct iovec *iov, int iov
     udp_tx_t *tx = &c->tx;
     if (len > e->max_packet)
         return EMPI_ERROR;
-    if (!tx->ring && alloc_ring(e, tx) != 0)
-        return EMPI_ERROR;
     uint32_t nseg = udp_seg_count(len, tx->seg_max);
     uint32_t pending = tx->nxt - tx->una;
-    /* Back-pressure: bounded segments in the ring and bytes kept, but an idle peer always takes one. */
-    if (pending + nseg > tx->mask + 1 || (pending && tx->queued + len > 2 * e->window_bytes))
+    /* Back-pressure: bounded bytes kept (but an idle peer always takes one packet) and segments. */
+    if (pending && tx->queued + len > 2 * e->window_bytes)
         return EMPI_AGAIN;
+    if ((!tx->ring || pending + nseg > tx->mask + 1) && grow_ring(e, tx, pending + nseg) != 0)
+        return tx->ring ? EMPI_AGAIN : EMPI_ERROR;
     udp_txpkt_t *pkt = malloc(sizeof *pkt + len);
     if (!pkt)
         return EMPI_AGAIN;
