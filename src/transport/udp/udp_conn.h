@@ -76,7 +76,8 @@ typedef struct udp_rx {
     size_t cap, pkt_len, fill;
     int in_packet;
     /* Acknowledgement state. */
-    uint32_t unacked;     /* datagrams received since our last ack */
+    uint32_t unacked;     /* datagrams received since our last ack ... */
+    size_t unacked_bytes; /* ... and their bytes */
     uint64_t ack_at;      /* deadline of a delayed standalone ack, 0 none */
     int ack_now;          /* send an ack at the end of this progress pass */
 } udp_rx_t;

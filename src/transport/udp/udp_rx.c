@@ -41,12 +41,16 @@ static void hold_early(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const
     e->n_early++;
 }
 
-static void schedule_ack(udp_engine_t *e, udp_conn_t *c)
+/* Acknowledge at once after a quarter of the sender's window (datagrams or bytes; the byte window
+   is a job-wide setting, so the receiver knows it) so a streaming sender never runs dry, else after
+   the delay unless reverse traffic carries the ack first. */
+static void schedule_ack(udp_engine_t *e, udp_conn_t *c, size_t len)
 {
     udp_rx_t *rx = &c->rx;
     uint32_t every = c->tx.wnd_max / 4;
     every = every < 1 ? 1 : every > UDP_ACK_EVERY ? UDP_ACK_EVERY : every;
-    if (++rx->unacked >= every)
+    rx->unacked_bytes += len;
+    if (++rx->unacked >= every || rx->unacked_bytes >= e->window_bytes / 4)
         rx->ack_now = 1;
     else if (!rx->ack_at)
         rx->ack_at = e->now + e->ack_delay;
@@ -69,7 +73,7 @@ int udp_rx_on_data(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const voi
         return 0;
     }
     rx->nxt++;
-    schedule_ack(e, c);
+    schedule_ack(e, c, len);
     int delivered = udp_reasm_push(e, c, h->flags, h->pkt_len, payload, len);
     while (rx->held) {
         udp_rxslot_t *slot = &rx->slots[rx->nxt & UDP_RX_MASK];
@@ -79,7 +83,7 @@ int udp_rx_on_data(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const voi
         slot->data = NULL;
         rx->held--;
         rx->nxt++;
-        schedule_ack(e, c);
+        schedule_ack(e, c, held.len);
         delivered += udp_reasm_push(e, c, held.flags, held.pkt_len, held.data, held.len);
         free(held.data);
     }
@@ -101,6 +105,7 @@ void udp_rx_fill_ack(udp_engine_t *e, udp_conn_t *c, udp_hdr_t *h)
     h->sack = sack;
     h->wnd = UDP_RX_SLOTS - 1;
     rx->unacked = 0;
+    rx->unacked_bytes = 0;
     rx->ack_at = 0;
     rx->ack_now = 0;
 }

@@ -183,14 +183,6 @@ static void resend_if(udp_engine_t *e, udp_conn_t *c, uint32_t from, uint32_t to
         retransmit(e, c, seqs, n);
 }
 
-/* Timed out: last sent at or before `before`. */
-static int sent_before(const udp_tx_t *tx, const udp_txseg_t *seg, uint32_t seq, uint64_t before)
-{
-    (void)tx;
-    (void)seq;
-    return seg->last_tx <= before;
-}
-
 /* Overtaken: a segment sent after this one has arrived (one path does not reorder datagrams). */
 static int overtaken(const udp_tx_t *tx, const udp_txseg_t *seg, uint32_t seq, uint64_t unused)
 {
@@ -292,12 +284,14 @@ void udp_tx_on_timer(udp_engine_t *e, udp_conn_t *c)
         return;
     }
     e->n_timeouts++;
-    /* The oldest segment for sure, and every other one unanswered for a whole timeout. */
-    uint64_t before = e->now > tx->rto ? e->now - tx->rto : 0;
-    udp_txseg_t *oldest = &tx->ring[tx->una & tx->mask];
-    if (oldest->last_tx > before)
-        oldest->last_tx = before;
-    resend_if(e, c, tx->una, tx->snd, sent_before, before);
+    /* Only the oldest segment: a timeout is as often a peer that was descheduled as a loss, and
+       resending the whole window then only adds load. Holes behind it are found by the acks the
+       resent segment brings back (overtaken()), the tail by further timeouts. */
+    uint32_t oldest = tx->una;
+    while (oldest != tx->snd && tx->ring[oldest & tx->mask].sacked)
+        oldest++;
+    if (oldest != tx->snd)
+        retransmit(e, c, &oldest, 1);
     tx->rto = tx->rto * 2 < e->rto_max ? tx->rto * 2 : e->rto_max;
     tx->cwnd = tx->cwnd / 2 > UDP_MIN_WINDOW ? tx->cwnd / 2 : UDP_MIN_WINDOW;
     tx->rto_at = e->now + tx->rto;
