@@ -86,6 +86,7 @@ typedef struct empi_sop {
     empi_sched_poll_fn fn;
     void *arg;
     empi_request_t *req;
+    empi_comm_t *comm;   /* NULL: the schedule's (intercommunicator algorithms use their local_comm) */
 } empi_sop_t;
 
 #define EMPI_SCHED_INLINE_OPS 8

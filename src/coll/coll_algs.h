@@ -60,6 +60,8 @@ int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_reduce_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_allreduce_shm_fast(const empi_coll_args_t *a, int *rc);
 
+/* The algorithm of a collective on an intercommunicator (inter/coll_inter.c), NULL if none. */
+const empi_coll_alg_t *empi_coll_inter_alg(int coll);
 const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking);
 const char *empi_coll_chosen_name(const empi_coll_args_t *a, int blocking);
 

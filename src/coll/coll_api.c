@@ -33,9 +33,30 @@ static int check_dt(const char *fn, empi_comm_t *c, MPI_Datatype h, MPI_Count co
 
 static int check_root(const char *fn, empi_comm_t *c, int root)
 {
+    if (empi_comm_is_inter(c)) {
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < c->remote_group->size))
+            return MPI_SUCCESS;
+        return empi_err_comm(c, MPI_ERR_ROOT,
+                             "%s: root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (size %d)", fn,
+                             root, c->remote_group->size);
+    }
     if (root < 0 || root >= c->size)
         return empi_err_comm(c, MPI_ERR_ROOT, "%s: root %d is not a rank of the communicator (size %d)", fn, root,
                              c->size);
+    return MPI_SUCCESS;
+}
+
+/* Is this process the root of a rooted call (MPI_ROOT on an intercommunicator)? */
+static int am_root(const empi_comm_t *c, int root)
+{
+    return empi_comm_is_inter(c) ? root == MPI_ROOT : c->rank == root;
+}
+
+/* Intercommunicators have no MPI_IN_PLACE (MPI 4.1 6.2.3). */
+static int check_no_in_place(const char *fn, empi_comm_t *c, const void *buf)
+{
+    if (buf == MPI_IN_PLACE && empi_comm_is_inter(c))
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed on an intercommunicator", fn);
     return MPI_SUCCESS;
 }
 
@@ -109,9 +130,9 @@ static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode
         rc = empi_sched_hold(s, a->sdt);
         if (rc == MPI_SUCCESS)
             rc = empi_sched_hold(s, a->rdt);
-        for (int i = 0; rc == MPI_SUCCESS && a->sdts && i < c->size; i++)
+        for (int i = 0; rc == MPI_SUCCESS && a->sdts && i < empi_comm_peer_size(c); i++)
             rc = empi_sched_hold(s, a->sdts[i]);
-        for (int i = 0; rc == MPI_SUCCESS && a->rdts && i < c->size; i++)
+        for (int i = 0; rc == MPI_SUCCESS && a->rdts && i < empi_comm_peer_size(c); i++)
             rc = empi_sched_hold(s, a->rdts[i]);
     }
     s->persistent = mode == EMPI_COLL_PERSISTENT;
@@ -181,6 +202,23 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
     return rc;
 }
 
+/* A process of the root's group other than the root (root MPI_PROC_NULL on an intercommunicator):
+   every other argument is ignored and nothing moves, but a request is still owed. */
+static int proc_null_root(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *request)
+{
+    a->root = MPI_PROC_NULL;
+    a->sdt = a->rdt = empi_byte_type;
+    return finish(fn, a, mode, request);
+}
+
+#define PROC_NULL_ROOT(fn, c, root, A, mode, request)                           \
+    do {                                                                     \
+        if (empi_comm_is_inter(c) && (root) == MPI_PROC_NULL) {              \
+            EMPI_CHECK(check_root(fn, c, root));                              \
+            return proc_null_root(fn, &A, mode, request);                     \
+        }                                                                    \
+    } while (0)
+
 /* ---------------------------------------------------------------- the collectives */
 
 int empi_coll_barrier(const char *fn, MPI_Comm comm, int mode, MPI_Request *request)
@@ -194,9 +232,10 @@ int empi_coll_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype dt,
                     MPI_Request *request)
 {
     ENTER(fn, comm, c, mode, request);
+    A.coll = EMPI_COLL_BCAST;
+    PROC_NULL_ROOT(fn, c, root, A, mode, request);
     EMPI_CHECK(check_dt(fn, c, dt, count, &A.rdt, "datatype"));
     EMPI_CHECK(check_root(fn, c, root));
-    A.coll = EMPI_COLL_BCAST;
     A.rbuf = buf;
     A.rcount = count;
     A.root = root;
@@ -208,12 +247,17 @@ int empi_coll_red(const char *fn, int coll, const void *sbuf, void *rbuf, MPI_Co
                   int root, MPI_Comm comm, int mode, MPI_Request *request)
 {
     ENTER(fn, comm, c, mode, request);
+    A.coll = coll;
+    if (empi_comm_is_inter(c) && (coll == EMPI_COLL_SCAN || coll == EMPI_COLL_EXSCAN))
+        return empi_err_comm(c, MPI_ERR_COMM, "%s: not defined on an intercommunicator", fn);
+    if (coll == EMPI_COLL_REDUCE)
+        PROC_NULL_ROOT(fn, c, root, A, mode, request);
+    EMPI_CHECK(check_no_in_place(fn, c, sbuf));
     EMPI_CHECK(check_dt(fn, c, dt, count, &A.rdt, "datatype"));
     EMPI_CHECK(check_op(fn, c, op, A.rdt, &A.op));
-    A.coll = coll;
     if (coll == EMPI_COLL_REDUCE) {
         EMPI_CHECK(check_root(fn, c, root));
-        if (sbuf == MPI_IN_PLACE && c->rank != root)
+        if (sbuf == MPI_IN_PLACE && !am_root(c, root))
             return empi_err_comm(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
     }
     A.root = root;
@@ -246,6 +290,9 @@ int empi_coll_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, const
                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int mode, MPI_Request *request)
 {
     ENTER(fn, comm, c, mode, request);
+    if (empi_comm_is_inter(c))
+        return empi_err_comm(c, MPI_ERR_UNSUPPORTED_OPERATION,
+                             "%s: not implemented on intercommunicators (MPI_Reduce_scatter_block is)", fn);
     EMPI_CHECK(check_counts(fn, c, ci, cc, c->size, "recvcounts"));
     EMPI_CHECK(check_dt(fn, c, dt, 0, &A.rdt, "datatype"));
     EMPI_CHECK(check_op(fn, c, op, A.rdt, &A.op));
@@ -277,14 +324,24 @@ int empi_coll_gather(const char *fn, int coll, const void *sbuf, MPI_Count scoun
     A.root = root;
     int rooted = coll == EMPI_COLL_GATHER || coll == EMPI_COLL_SCATTER;
     if (rooted)
+        PROC_NULL_ROOT(fn, c, root, A, mode, request);
+    if (rooted)
         EMPI_CHECK(check_root(fn, c, root));
-    int is_root = rooted && c->rank == root;
+    EMPI_CHECK(check_no_in_place(fn, c, sbuf));
+    EMPI_CHECK(check_no_in_place(fn, c, rbuf));
+    int is_root = rooted && am_root(c, root);
+    /* At an intercommunicator root only the side facing the remote group is significant. */
+    int inter_root = is_root && empi_comm_is_inter(c);
     if (coll == EMPI_COLL_SCATTER) {
         A.in_place = is_root && rbuf == MPI_IN_PLACE;
         if (is_root)
             EMPI_CHECK(check_dt(fn, c, sdt, scount, &A.sdt, "sendtype"));
-        if (!A.in_place)
+        if (!A.in_place && !inter_root)
             EMPI_CHECK(check_dt(fn, c, rdt, rcount, &A.rdt, "recvtype"));
+        if (inter_root) {
+            A.rdt = A.sdt;
+            rcount = 0;
+        }
         if (rbuf == MPI_IN_PLACE && !is_root)
             return empi_err_comm(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
         A.sbuf = sbuf;
@@ -299,7 +356,7 @@ int empi_coll_gather(const char *fn, int coll, const void *sbuf, MPI_Count scoun
         A.in_place = sbuf == MPI_IN_PLACE;
         if (A.in_place && rooted && !is_root)
             return empi_err_comm(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
-        if (!A.in_place)
+        if (!A.in_place && !inter_root)
             EMPI_CHECK(check_dt(fn, c, sdt, scount, &A.sdt, "sendtype"));
         if (!rooted || is_root)
             EMPI_CHECK(check_dt(fn, c, rdt, rcount, &A.rdt, "recvtype"));
@@ -332,10 +389,15 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
     ENTER(fn, comm, c, mode, request);
     A.coll = coll;
     A.root = root;
-    int p = c->size;
+    int p = empi_comm_peer_size(c);
+    if (coll != EMPI_COLL_ALLGATHERV)
+        PROC_NULL_ROOT(fn, c, root, A, mode, request);
     if (coll != EMPI_COLL_ALLGATHERV)
         EMPI_CHECK(check_root(fn, c, root));
-    int is_root = coll != EMPI_COLL_ALLGATHERV && c->rank == root;
+    EMPI_CHECK(check_no_in_place(fn, c, sbuf));
+    EMPI_CHECK(check_no_in_place(fn, c, rbuf));
+    int is_root = coll != EMPI_COLL_ALLGATHERV && am_root(c, root);
+    int inter_root = is_root && empi_comm_is_inter(c);
     int need_r = coll == EMPI_COLL_ALLGATHERV || (coll == EMPI_COLL_GATHERV && is_root);
     int need_s = coll == EMPI_COLL_SCATTERV && is_root;
     if (coll == EMPI_COLL_SCATTERV) {
@@ -346,7 +408,7 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
             EMPI_CHECK(check_counts(fn, c, sci, scc, p, "sendcounts"));
             EMPI_CHECK(check_dt(fn, c, sdt, 0, &A.sdt, "sendtype"));
         }
-        if (!A.in_place)
+        if (!A.in_place && !inter_root)
             EMPI_CHECK(check_dt(fn, c, rdt, rcount, &A.rdt, "recvtype"));
         else
             A.rdt = A.sdt;
@@ -354,12 +416,12 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
             A.sdt = A.rdt;
         A.sbuf = sbuf;
         A.rbuf = A.in_place ? NULL : rbuf;
-        A.rcount = A.in_place ? 0 : rcount;
+        A.rcount = A.in_place || inter_root ? 0 : rcount;
     } else {
         A.in_place = sbuf == MPI_IN_PLACE;
         if (A.in_place && coll == EMPI_COLL_GATHERV && !is_root)
             return empi_err_comm(c, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is only allowed at the root", fn);
-        if (!A.in_place)
+        if (!A.in_place && !inter_root)
             EMPI_CHECK(check_dt(fn, c, sdt, scount, &A.sdt, "sendtype"));
         if (need_r) {
             EMPI_CHECK(check_counts(fn, c, rci, rcc, p, "recvcounts"));
@@ -416,7 +478,8 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
                         const MPI_Datatype *rdts, MPI_Comm comm, int mode, MPI_Request *request)
 {
     ENTER(fn, comm, c, mode, request);
-    int p = c->size, w = coll == EMPI_COLL_ALLTOALLW;
+    EMPI_CHECK(check_no_in_place(fn, c, sbuf));
+    int p = empi_comm_peer_size(c), w = coll == EMPI_COLL_ALLTOALLW;
     A.coll = coll;
     A.in_place = sbuf == MPI_IN_PLACE;
     A.sbuf = A.in_place ? NULL : sbuf;

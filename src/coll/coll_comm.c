@@ -30,7 +30,7 @@ static int cmp_int(const void *a, const void *b)
 /* Hosts among the ranks and the most ranks on one host: sort the host ids, count the runs. */
 static void compute_topo(empi_comm_t *comm, empi_coll_comm_t *cc)
 {
-    int n = comm->size;
+    int n = empi_comm_peer_size(comm);   /* world_ranks names the remote group on intercommunicators */
     int *nodes = malloc((size_t)n * sizeof *nodes);
     cc->num_nodes = n;   /* without memory to look: assume nothing is shared */
     cc->max_ppn = 1;

@@ -306,6 +306,8 @@ static const empi_coll_alg_t *fallback(const empi_coll_args_t *a, int blocking)
 
 const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
 {
+    if (EMPI_UNLIKELY(empi_comm_is_inter(a->comm)))
+        return empi_coll_inter_alg(a->coll);
     if (EMPI_UNLIKELY(!config_done))
         configure();
     const empi_coll_alg_t *alg = forced[a->coll];

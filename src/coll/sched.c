@@ -230,14 +230,15 @@ void empi_coll_copy(const void *src, MPI_Count scount, const empi_datatype_t *sd
 static void issue(empi_sched_t *s, empi_sop_t *op)
 {
     int rc = MPI_SUCCESS;
-    uint32_t ctx = EMPI_COLL_CONTEXT(s->comm);
+    empi_comm_t *comm = op->comm ? op->comm : s->comm;
+    uint32_t ctx = EMPI_COLL_CONTEXT(comm);
     switch (op->kind) {
     case EMPI_SOP_SEND:
-        rc = empi_isend(op->src, op->count, op->dt, op->peer, s->tag, s->comm, ctx, EMPI_MODE_STANDARD, &op->req);
+        rc = empi_isend(op->src, op->count, op->dt, op->peer, s->tag, comm, ctx, EMPI_MODE_STANDARD, &op->req);
         op->pending = rc == MPI_SUCCESS;
         break;
     case EMPI_SOP_RECV:
-        rc = empi_irecv(op->dst, op->count, op->dt, op->peer, s->tag, s->comm, ctx, &op->req);
+        rc = empi_irecv(op->dst, op->count, op->dt, op->peer, s->tag, comm, ctx, &op->req);
         op->pending = rc == MPI_SUCCESS;
         break;
     case EMPI_SOP_REDUCE:

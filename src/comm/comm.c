@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/attr.h"
 #include "core/error.h"
 #include "core/global.h"
@@ -64,11 +64,19 @@ static void release_contents(empi_comm_t *c)
     c->coll_cache = NULL;
     empi_group_release(c->group);
     c->group = NULL;
+    empi_group_release(c->remote_group);
+    c->remote_group = NULL;
+    if (c->local_comm)
+        empi_comm_release(c->local_comm);
+    c->local_comm = NULL;
     c->world_ranks = NULL;
     empi_errhandler_release(c->errhandler);
     c->errhandler = NULL;
     empi_info_release(c->info);
     c->info = NULL;
+    if (c->topo && __atomic_sub_fetch(&c->topo->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+        free(c->topo);
+    c->topo = NULL;
 }
 
 void empi_comm_release(empi_comm_t *comm)
@@ -81,6 +89,13 @@ void empi_comm_release(empi_comm_t *comm)
     release_contents(comm);
     empi_pool_free(&comm_pool, comm);
     empi_unlock();
+}
+
+void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm)
+{
+    dup->topo = comm->topo;
+    if (dup->topo)
+        __atomic_add_fetch(&dup->topo->refcount, 1, __ATOMIC_RELAXED);
 }
 
 /* Fill a communicator over `group` (this process a member) with an agreed context id. */
@@ -117,6 +132,8 @@ void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag)
 
 int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out)
 {
+    if (empi_comm_is_inter(parent))
+        return empi_intercomm_dup(parent, out);
     empi_coll_set_t set;
     empi_comm_set_all_of(parent, &set, EMPI_COMM_CREATE_TAG);
     uint32_t context_id;
@@ -142,16 +159,12 @@ static void set_world_attrs(void)
 
 int empi_comm_init(void)
 {
-    int n = empi_g.boot.size, me = empi_g.boot.rank;
-    int *ranks = malloc((size_t)n * sizeof *ranks);
-    if (!ranks)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        ranks[i] = i;
-    empi_group_t *world_group = empi_group_new(n, ranks);
+    int me = empi_g.boot.rank;
+    /* The world group is the hidden all-process communicator's, up since the layers started. */
+    empi_group_t *world_group = empi_comm_boot.group;
+    empi_group_retain(world_group);
     empi_group_t *self_group = empi_group_new(1, &me);
-    free(ranks);
-    if (!world_group || !self_group)
+    if (!self_group)
         return MPI_ERR_NO_MEM;
 
     memset(&empi_comm_world, 0, sizeof empi_comm_world);

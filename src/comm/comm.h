@@ -17,6 +17,15 @@
 struct empi_attr;
 struct empi_info;
 
+/*
+ * The head of a process topology (the block itself is built by src/topo/): immutable, one malloc'd
+ * block shared by a communicator and its duplicates, freed by the last one released.
+ */
+typedef struct empi_comm_topo {
+    int32_t refcount;
+    int kind;                    /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+} empi_comm_topo_t;
+
 typedef struct empi_comm {
     empi_object_t obj;
     uint32_t context_id;
@@ -30,6 +39,13 @@ typedef struct empi_comm {
     char name[MPI_MAX_OBJECT_NAME];
     void *coll_cache;            /* collective layer's per-communicator state (node split, schedules) */
     void (*coll_cache_free)(void *);
+    empi_comm_topo_t *topo;      /* process topology, or NULL (src/topo/) */
+    /* Intercommunicators (comm/intercomm.c); NULL on intracommunicators. world_ranks then points
+       into remote_group, so point-to-point ranks name remote processes with no pt2pt change. */
+    empi_group_t *remote_group;
+    struct empi_comm *local_comm;   /* intracommunicator over the local group (intercomm collectives) */
+    struct empi_bsend_buffer *bsend_buffer;   /* MPI_Comm_attach_buffer, or NULL */
+    struct empi_session *session;   /* the session its group came from (MPI_Comm_create_from_group) */
 } empi_comm_t;
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
@@ -58,6 +74,9 @@ int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t 
 
 void empi_comm_retain(empi_comm_t *comm);
 void empi_comm_release(empi_comm_t *comm);
+
+/* Give dup the topology of comm (duplicates keep it; split and create do not). */
+void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm);
 
 
 /* ---- additions by the communicator layer ---- */
@@ -115,5 +134,19 @@ int empi_comm_build(empi_comm_t *parent, empi_group_t *group, uint32_t context_i
 
 /* The participant set "all of comm" for the internal collectives. */
 void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag);
+
+/* ---- intercommunicators (comm/intercomm.h has the rest) ---- */
+
+static inline int empi_comm_is_inter(const empi_comm_t *c)
+{
+    return c->remote_group != NULL;
+}
+
+/* How many ranks point-to-point and rooted collectives address: the remote group's size on an
+   intercommunicator, the communicator's size otherwise. */
+static inline int empi_comm_peer_size(const empi_comm_t *c)
+{
+    return c->remote_group ? c->remote_group->size : c->size;
+}
 
 #endif

@@ -42,38 +42,19 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (empi_comm_is_inter(a) != empi_comm_is_inter(b)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     int groups = empi_group_compare(a->group, b->group);
+    if (empi_comm_is_inter(a)) {
+        /* Both groups count: the weaker of the two comparisons wins (IDENT < SIMILAR < UNEQUAL). */
+        int remote = empi_group_compare(a->remote_group, b->remote_group);
+        groups = remote == MPI_UNEQUAL || groups == MPI_UNEQUAL ? MPI_UNEQUAL
+                 : remote == MPI_SIMILAR || groups == MPI_SIMILAR ? MPI_SIMILAR : MPI_IDENT;
+    }
     *result = groups == MPI_IDENT ? MPI_CONGRUENT : groups;
     return MPI_SUCCESS;
-}
-
-EMPI_WEAK_ALIAS(Comm_test_inter)
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_test_inter", &c));
-    if (!flag)
-        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_test_inter: flag is NULL");
-    *flag = 0; /* intercommunicators do not exist yet */
-    return MPI_SUCCESS;
-}
-
-EMPI_WEAK_ALIAS(Comm_remote_size)
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_remote_size", &c));
-    (void)size;
-    return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_remote_size: the communicator is not an intercommunicator");
-}
-
-EMPI_WEAK_ALIAS(Comm_remote_group)
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_remote_group", &c));
-    (void)group;
-    return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_remote_group: the communicator is not an intercommunicator");
 }
 
 EMPI_WEAK_ALIAS(Comm_set_name)
@@ -178,6 +159,7 @@ static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcom
     int rc = empi_comm_create_from(c, c->group, &d);
     if (rc == MPI_SUCCESS) {
         d->info = empi_info_dup(use_info ? hints : c->info);
+        empi_comm_share_topo(d, c);
         rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
         if (rc != MPI_SUCCESS)
             empi_comm_release(d);

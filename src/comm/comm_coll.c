@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "pt2pt/pt2pt.h"
 
 static int peer_rank(const empi_coll_set_t *set, int index)
@@ -107,5 +107,45 @@ int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t
     }
     if (rc == MPI_SUCCESS)
         rc = tree_bcast(set, out, (size_t)n * recsize);
+    return rc;
+}
+
+int empi_coll_set_bcast(const empi_coll_set_t *set, void *buf, size_t len)
+{
+    return set->n == 1 ? MPI_SUCCESS : tree_bcast(set, buf, len);
+}
+
+static int bridge_swap(const empi_coll_bridge_t *b, const void *mine, size_t mine_len, void *theirs,
+                       size_t theirs_len)
+{
+    return empi_sendrecv(mine, (MPI_Count)mine_len, empi_byte_type, b->peer, b->tag, theirs, (MPI_Count)theirs_len,
+                         empi_byte_type, b->peer, b->tag, b->comm, EMPI_COLL_CONTEXT(b->comm), MPI_STATUS_IGNORE);
+}
+
+int empi_coll_bridge_exchange(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, const void *mine,
+                              size_t mine_len, void *theirs, size_t theirs_len)
+{
+    int rc = MPI_SUCCESS;
+    if (set->me == 0)
+        rc = bridge_swap(bridge, mine, mine_len, theirs, theirs_len);
+    /* Even on failure the leader takes part in the broadcast, so nobody waits forever. */
+    int rc2 = empi_coll_set_bcast(set, theirs, theirs_len);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+int empi_coll_bridge_allreduce_int(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, int *vals,
+                                   int count, empi_coll_int_op_t op)
+{
+    int rc = empi_coll_set_allreduce_int(set, vals, count, op);
+    if (rc != MPI_SUCCESS || !bridge || count == 0)
+        return rc;
+    size_t len = (size_t)count * sizeof(int);
+    int *theirs = malloc(len);
+    if (!theirs)
+        return MPI_ERR_NO_MEM;
+    rc = empi_coll_bridge_exchange(set, bridge, vals, len, theirs, len);
+    if (rc == MPI_SUCCESS)
+        combine(vals, theirs, count, op);
+    free(theirs);
     return rc;
 }

@@ -16,33 +16,40 @@
  */
 #include <stdatomic.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 
 /* 0 and 2 are MPI_COMM_WORLD and MPI_COMM_SELF (their collective contexts are 1 and 3). */
 static _Atomic uint32_t next_context = 4;
 
-static int claim(uint32_t proposal, uint32_t agreed)
+static int claim(uint32_t proposal, uint32_t agreed, uint32_t width)
 {
     if (agreed == proposal)
         return 1;
     uint32_t cur = atomic_load(&next_context);
     while (cur <= agreed)
-        if (atomic_compare_exchange_weak(&next_context, &cur, agreed + 2))
+        if (atomic_compare_exchange_weak(&next_context, &cur, agreed + width))
             return 1;
     return 0;
 }
 
 int empi_comm_agree_context(const empi_coll_set_t *set, uint32_t *context_id)
 {
+    return empi_comm_agree_context_n(set, NULL, 2, context_id);
+}
+
+/* Same protocol with `width` ids per proposal; a bridge extends both reductions to the other group. */
+int empi_comm_agree_context_n(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, int width,
+                              uint32_t *context_id)
+{
     for (;;) {
-        uint32_t proposal = atomic_fetch_add(&next_context, 2);
+        uint32_t proposal = atomic_fetch_add(&next_context, (uint32_t)width);
         int vals[1] = {(int)proposal};
-        int rc = empi_coll_set_allreduce_int(set, vals, 1, EMPI_COLL_INT_MAX);
+        int rc = empi_coll_bridge_allreduce_int(set, bridge, vals, 1, EMPI_COLL_INT_MAX);
         if (rc != MPI_SUCCESS)
             return rc;
         uint32_t agreed = (uint32_t)vals[0];
-        int ok[1] = {claim(proposal, agreed)};
-        rc = empi_coll_set_allreduce_int(set, ok, 1, EMPI_COLL_INT_AND);
+        int ok[1] = {claim(proposal, agreed, (uint32_t)width)};
+        rc = empi_coll_bridge_allreduce_int(set, bridge, ok, 1, EMPI_COLL_INT_AND);
         if (rc != MPI_SUCCESS)
             return rc;
         if (ok[0]) {

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/error.h"
 #include "core/global.h"
 
@@ -50,10 +50,15 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     empi_comm_set_all_of(c, &set, EMPI_COMM_CREATE_TAG);
     uint32_t context_id;
     empi_comm_t *d = NULL;
-    /* Non-members take part in the agreement too: it runs over the whole parent. */
-    int rc = empi_comm_agree_context(&set, &context_id);
-    if (rc == MPI_SUCCESS && g->rank != MPI_UNDEFINED)
-        rc = empi_comm_build(c, g, context_id, &d);
+    int rc;
+    if (empi_comm_is_inter(c)) {
+        rc = empi_intercomm_create_sub(c, g, &d);
+    } else {
+        /* Non-members take part in the agreement too: it runs over the whole parent. */
+        rc = empi_comm_agree_context(&set, &context_id);
+        if (rc == MPI_SUCCESS && g->rank != MPI_UNDEFINED)
+            rc = empi_comm_build(c, g, context_id, &d);
+    }
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_create: %s", rc == MPI_ERR_NO_MEM ? "out of memory"
@@ -74,6 +79,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_create_group: newcomm is NULL");
     if (tag < 0)
         return empi_err_comm(c, MPI_ERR_TAG, "MPI_Comm_create_group: tag %d is negative", tag);
+    if (empi_comm_is_inter(c))
+        return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_create_group: the communicator is an intercommunicator");
     if (g->rank == MPI_UNDEFINED) {
         /* Not a member (MPI_GROUP_EMPTY included): nothing to agree on. */
         *newcomm = MPI_COMM_NULL;

@@ -7,14 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/info.h"
 
-typedef struct {
-    int color, key, parent_rank;
-} split_record_t;
+typedef empi_split_record_t split_record_t;
 
 static int by_key_then_rank(const void *a, const void *b)
 {
@@ -22,6 +20,26 @@ static int by_key_then_rank(const void *a, const void *b)
     if (x->key != y->key)
         return (x->key > y->key) - (x->key < y->key);
     return (x->parent_rank > y->parent_rank) - (x->parent_rank < y->parent_rank);
+}
+
+empi_group_t *empi_split_group(const empi_split_record_t *all, int n, int color, const int *world_of)
+{
+    split_record_t *mine = malloc((size_t)(n ? n : 1) * sizeof *mine);
+    int *world = malloc((size_t)(n ? n : 1) * sizeof *world);
+    empi_group_t *group = NULL;
+    if (mine && world) {
+        int count = 0;
+        for (int i = 0; i < n; i++)
+            if (all[i].color == color)
+                mine[count++] = all[i];
+        qsort(mine, (size_t)count, sizeof *mine, by_key_then_rank);
+        for (int i = 0; i < count; i++)
+            world[i] = world_of[mine[i].parent_rank];
+        group = empi_group_new(count, world);
+    }
+    free(mine);
+    free(world);
+    return group;
 }
 
 /*
@@ -33,13 +51,8 @@ static int split(empi_comm_t *c, int color, int key, int null_if_whole, empi_com
     int n = c->size;
     split_record_t mine = {color, key, c->rank};
     split_record_t *all = malloc((size_t)n * sizeof *all);
-    int *world = malloc((size_t)n * sizeof *world);
-    if (!all || !world) {
-        /* Out of memory before the exchange: the job cannot go on consistently anyway. */
-        free(all);
-        free(world);
-        return MPI_ERR_NO_MEM;
-    }
+    if (!all)
+        return MPI_ERR_NO_MEM;   /* before the exchange: the job cannot go on consistently anyway */
     empi_coll_set_t set;
     empi_comm_set_all_of(c, &set, EMPI_COMM_CREATE_TAG);
     int rc = empi_coll_set_allgather(&set, &mine, sizeof mine, all);
@@ -55,14 +68,7 @@ static int split(empi_comm_t *c, int color, int key, int null_if_whole, empi_com
             color = MPI_UNDEFINED;
     }
     if (rc == MPI_SUCCESS && color != MPI_UNDEFINED) {
-        int count = 0;
-        for (int i = 0; i < n; i++)
-            if (all[i].color == color)
-                all[count++] = all[i];
-        qsort(all, (size_t)count, sizeof *all, by_key_then_rank);
-        for (int i = 0; i < count; i++)
-            world[i] = c->world_ranks[all[i].parent_rank];
-        empi_group_t *group = empi_group_new(count, world);
+        empi_group_t *group = empi_split_group(all, n, color, c->world_ranks);
         if (!group)
             rc = MPI_ERR_NO_MEM;
         else {
@@ -71,7 +77,6 @@ static int split(empi_comm_t *c, int color, int key, int null_if_whole, empi_com
         }
     }
     free(all);
-    free(world);
     return rc;
 }
 
@@ -86,7 +91,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split: color %d is negative and not MPI_UNDEFINED", color);
     empi_comm_t *d = NULL;
     empi_lock();
-    int rc = split(c, color, key, 0, &d);
+    int rc = empi_comm_is_inter(c) ? empi_intercomm_split(c, color, key, &d) : split(c, color, key, 0, &d);
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_split: %s", rc == MPI_ERR_NO_MEM ? "out of memory"
@@ -134,6 +139,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type: split_type %d is not a known MPI_COMM_TYPE_*",
                              split_type);
+    if (empi_comm_is_inter(c))
+        return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_split_type: the communicator is an intercommunicator");
     empi_info_t *hints = NULL;
     if (info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
         return empi_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type: invalid info %p", (void *)info);

@@ -11,6 +11,7 @@ typedef struct empi_group {
     int rank;          /* this process's rank in the group, or MPI_UNDEFINED */
     int *world_ranks;  /* group rank -> world rank */
     MPI_Group handle;
+    struct empi_session *session;  /* set by MPI_Group_from_session_pset; not inherited */
 } empi_group_t;
 
 extern empi_group_t empi_group_empty;

@@ -304,21 +304,55 @@ int empi_err_noobj(int errclass, const char *fmt, ...)
     return raise_on_comm(NULL, ring_store(errclass, text));
 }
 
-/* Set by the RMA layer once windows exist; until then window errors go to MPI_COMM_SELF. */
-empi_errhandler_t *(*empi_win_errhandler_hook)(struct empi_win *win, MPI_Win *handle_out);
-
-int empi_err_win(struct empi_win *win, int errclass, const char *fmt, ...)
+int empi_err_handler(empi_errhandler_t *eh, int kind, void *handle_ptr, int errclass, const char *fmt, ...)
 {
     char text[MPI_MAX_ERROR_STRING];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    int code = ring_store(errclass, text);
+    return empi_errhandler_invoke(eh, kind, handle_ptr, ring_store(errclass, text));
+}
+
+/* Set by the RMA layer once windows exist; until then window errors go to MPI_COMM_SELF. */
+empi_errhandler_t *(*empi_win_errhandler_hook)(struct empi_win *win, MPI_Win *handle_out);
+
+/* Format a message and store it behind a fresh code of errclass. */
+static int store_message(int errclass, const char *fmt, va_list ap)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    vsnprintf(text, sizeof text, fmt, ap);
+    return ring_store(errclass, text);
+}
+
+int empi_err_win(struct empi_win *win, int errclass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = store_message(errclass, fmt, ap);
+    va_end(ap);
     MPI_Win handle = MPI_WIN_NULL;
     if (win && empi_win_errhandler_hook)
         return empi_errhandler_invoke(empi_win_errhandler_hook(win, &handle), EMPI_EH_KIND_WIN, &handle, code);
     return raise_on_comm(NULL, code);
+}
+
+/*
+ * Set by the I/O layer: the handler of a file, or of MPI_FILE_NULL when file is NULL. Until it is
+ * set no file exists, and file errors just return (the standard's default for files).
+ */
+empi_errhandler_t *(*empi_file_errhandler_hook)(struct empi_file *file, MPI_File *handle_out);
+
+int empi_err_file(struct empi_file *file, int errclass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = store_message(errclass, fmt, ap);
+    va_end(ap);
+    MPI_File handle = MPI_FILE_NULL;
+    if (empi_file_errhandler_hook)
+        return empi_errhandler_invoke(empi_file_errhandler_hook(file, &handle), EMPI_EH_KIND_FILE, &handle, code);
+    return code;
 }
 
 /* ---- API ---- */

@@ -15,6 +15,7 @@
 
 struct empi_comm;
 struct empi_win;
+struct empi_file;
 struct empi_errhandler;
 
 #define EMPI_ERR_CLASS_LIMIT 64   /* predefined classes are below this */
@@ -23,8 +24,17 @@ int empi_err_comm(struct empi_comm *comm, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int empi_err_win(struct empi_win *win, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* File errors: the file's handler, or MPI_FILE_NULL's when file is NULL (default MPI_ERRORS_RETURN). */
+int empi_err_file(struct empi_file *file, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Set by the I/O layer: the handler of a file (NULL: MPI_FILE_NULL's) and its handle. */
+extern struct empi_errhandler *(*empi_file_errhandler_hook)(struct empi_file *file, MPI_File *handle_out);
 /* Errors tied to no communicator, window or file: raised on MPI_COMM_SELF, as the standard says. */
 int empi_err_noobj(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Raise on any handler: sessions, and objects whose layer keeps its own (kind: empi_eh_kind_t). */
+int empi_err_handler(struct empi_errhandler *eh, int kind, void *handle_ptr, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Invoke an error handler for an existing code (MPI_Comm_call_errhandler and friends). */
 int empi_errhandler_invoke(struct empi_errhandler *eh, int kind, void *handle_ptr, int code);

@@ -46,6 +46,15 @@ static inline int empi_is_initialized(void)
     return atomic_load_explicit(&empi_g.state, memory_order_acquire) == EMPI_STATE_INITIALIZED;
 }
 
+/*
+ * The layers below the world model, shared by MPI_Init and every MPI_Session_init (core/init.c):
+ * the first acquire brings them up (collective over all processes, like MPI_Init), the last release
+ * tears them down, running `quiesced` once no traffic is left (NULL: nothing). Acquire returns an
+ * MPI error class and never raises.
+ */
+int empi_instance_acquire(int thread_level);
+void empi_instance_release(void (*quiesced)(void));
+
 #define EMPI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define EMPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define EMPI_CACHELINE 64

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -88,6 +88,89 @@ static size_t transports_pending(void)
     return n;
 }
 
+/*
+ * The layers below the world model (bootstrap, datatypes, transports, pt2pt and the hidden
+ * all-process communicator) are shared by the world model and every session: reference counted,
+ * brought up by the first of MPI_Init / MPI_Session_init and torn down by the last of
+ * MPI_Finalize / MPI_Session_finalize. The world model itself (MPI_COMM_WORLD, MPI_COMM_SELF) is
+ * set up on top by MPI_Init only.
+ */
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+static int instance_refs;
+
+static int layers_up(void)
+{
+    empi_wtime_init();
+    empi_tunables_load();
+    if (empi_boot_init(&empi_g.boot) != 0)
+        return MPI_ERR_OTHER;
+    empi_g.oversubscribed = empi_g.boot.local_size > count_usable_cpus();
+    if (empi_tunables.hostname[0])
+        snprintf(empi_g.processor_name, sizeof empi_g.processor_name, "%s", empi_tunables.hostname);
+    else if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
+        strcpy(empi_g.processor_name, "localhost");
+    empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
+    if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
+        empi_comm_boot_init() != MPI_SUCCESS)
+        empi_fatal(MPI_ERR_INTERN, "MPI initialization: a layer failed to start");
+    if (empi_boot_fence() != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI initialization: bootstrap fence failed");
+    return MPI_SUCCESS;
+}
+
+/* Drain, then everyone agrees to stop; `quiesced` runs at that point (the world model's objects
+   go away there, as they always have), then the layers come down top to bottom. */
+static void layers_down(void (*quiesced)(void))
+{
+    /* Every send we queued must reach its peer before the transports go away. */
+    empi_pt2pt_finalize();
+    /* ...and leave this process: a peer in the fence below no longer reads, so bytes still queued
+       in a transport would never arrive. */
+    EMPI_PROGRESS_UNTIL(transports_pending() == 0);
+    if (empi_boot_fence() != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI finalization: bootstrap fence failed");
+    if (quiesced)
+        quiesced();
+    empi_comm_boot_finalize();
+    for (int i = nactive; i-- > 0;) {
+        active_transports[i]->finalize();
+        active_transports[i] = NULL;
+    }
+    nactive = 0;
+    empi_datatype_finalize();
+}
+
+int empi_instance_acquire(int thread_level)
+{
+    pthread_once(&lock_once, init_lock);
+    pthread_mutex_lock(&instance_lock);
+    int rc = instance_refs == 0 ? layers_up() : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        instance_refs++;
+        /* Locking starts once any user of MPI asks for MPI_THREAD_MULTIPLE, and stays on. */
+        if (thread_level == MPI_THREAD_MULTIPLE)
+            empi_g.thread_multiple = 1;
+    }
+    pthread_mutex_unlock(&instance_lock);
+    return rc;
+}
+
+void empi_instance_release(void (*quiesced)(void))
+{
+    pthread_mutex_lock(&instance_lock);
+    if (--instance_refs == 0) {
+        empi_lock();
+        layers_down(quiesced);
+        empi_unlock();
+        empi_g.thread_multiple = 0;
+        empi_boot_finalize();
+    } else if (quiesced) {
+        quiesced();
+    }
+    pthread_mutex_unlock(&instance_lock);
+}
+
 static int do_init(int required, int *provided, const char *fname)
 {
     if (atomic_load(&empi_g.state) != EMPI_STATE_PRE_INIT)
@@ -96,27 +179,17 @@ static int do_init(int required, int *provided, const char *fname)
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         required = MPI_THREAD_MULTIPLE; /* the standard lets us provide the highest we support */
-    init_lock();
-    empi_wtime_init();
-    empi_tunables_load();
-    if (empi_boot_init(&empi_g.boot) != 0)
-        empi_fatal(MPI_ERR_INTERN, "MPI_Init: cannot reach the launcher (bootstrap failed)");
     empi_g.thread_level = required;
     empi_g.main_thread = pthread_self();
-    empi_g.oversubscribed = empi_g.boot.local_size > count_usable_cpus();
-    if (empi_tunables.hostname[0])
-        snprintf(empi_g.processor_name, sizeof empi_g.processor_name, "%s", empi_tunables.hostname);
-    else if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
-        strcpy(empi_g.processor_name, "localhost");
-    empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
-
-    if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
-        empi_comm_init() != MPI_SUCCESS)
+    if (empi_instance_acquire(MPI_THREAD_SINGLE) != MPI_SUCCESS)
+        empi_fatal(MPI_ERR_INTERN, "MPI_Init: cannot reach the launcher (bootstrap failed)");
+    empi_lock();
+    if (empi_comm_init() != MPI_SUCCESS)
         empi_fatal(MPI_ERR_INTERN, "MPI_Init: a layer failed to start");
-    if (empi_boot_fence() != 0)
-        empi_fatal(MPI_ERR_INTERN, "MPI_Init: bootstrap fence failed");
+    empi_unlock();
     /* Locking starts only now: before this point a single thread runs. */
-    empi_g.thread_multiple = required == MPI_THREAD_MULTIPLE;
+    if (required == MPI_THREAD_MULTIPLE)
+        empi_g.thread_multiple = 1;
     atomic_store_explicit(&empi_g.state, EMPI_STATE_INITIALIZED, memory_order_release);
     if (provided)
         *provided = required;
@@ -149,22 +222,9 @@ int PMPI_Finalize(void)
     empi_lock();
     /* MPI_COMM_SELF's delete callbacks run first, while MPI is still fully usable (MPI 4.1 §11.2.4). */
     empi_comm_finalize_attrs();
-    /* Every send we queued must reach its peer before the transports go away. */
-    empi_pt2pt_finalize();
-    /* ...and leave this process: a peer in the fence below no longer reads, so bytes still queued
-       in a transport would never arrive. */
-    EMPI_PROGRESS_UNTIL(transports_pending() == 0);
-    if (empi_boot_fence() != 0)
-        empi_fatal(MPI_ERR_INTERN, "MPI_Finalize: bootstrap fence failed");
-    empi_comm_finalize();
-    for (int i = nactive; i-- > 0;)
-        active_transports[i]->finalize();
-    nactive = 0;
-    empi_datatype_finalize();
-    atomic_store_explicit(&empi_g.state, EMPI_STATE_FINALIZED, memory_order_release);
     empi_unlock();
-    empi_g.thread_multiple = 0;
-    empi_boot_finalize();
+    empi_instance_release(empi_comm_finalize);
+    atomic_store_explicit(&empi_g.state, EMPI_STATE_FINALIZED, memory_order_release);
     return MPI_SUCCESS;
 }
 

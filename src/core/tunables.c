@@ -17,6 +17,10 @@ const empi_tunable_desc_t empi_tunable_descs[] = {
 };
 const int empi_tunable_count = sizeof(empi_tunable_descs) / sizeof(empi_tunable_descs[0]);
 
+/* Values set through empi_tunable_set, as text; they override the environment. */
+static char *overrides[sizeof(empi_tunable_descs) / sizeof(empi_tunable_descs[0])];
+static int loaded;
+
 static int parse_size(const char *s, size_t *out)
 {
     char *end;
@@ -95,6 +99,10 @@ int empi_tunables_load(void)
         if (set_value(i, empi_tunable_descs[i].def) != 0)
             abort(); /* a default that does not parse is a bug in tunables.def */
         const char *env = getenv(empi_tunable_env_name(i, name, sizeof name));
+        if (overrides[i]) {
+            set_value(i, overrides[i]);
+            continue;
+        }
         if (env && set_value(i, env) != 0) {
             fprintf(stderr, "EtherMPI: ignoring %s=\"%s\": not a valid value (default %s)\n", name, env,
                     empi_tunable_descs[i].def);
@@ -102,7 +110,40 @@ int empi_tunables_load(void)
             rc = -1;
         }
     }
+    loaded = 1;
     return rc;
+}
+
+int empi_tunables_loaded(void)
+{
+    return loaded;
+}
+
+int empi_tunable_find(const char *name)
+{
+    for (int i = 0; i < empi_tunable_count; i++)
+        if (strcmp(empi_tunable_descs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const void *empi_tunable_addr(int i)
+{
+    return field_ptr(i);
+}
+
+int empi_tunable_set(int i, const char *text)
+{
+    char *copy = strdup(text);
+    if (!copy)
+        return -1;
+    if (set_value(i, copy) != 0) { /* the parsers store nothing on failure */
+        free(copy);
+        return -1;
+    }
+    free(overrides[i]); /* a string field now points into `copy`; the old text is unused */
+    overrides[i] = copy;
+    return 0;
 }
 
 void empi_tunable_format(int i, char *buf, size_t len)

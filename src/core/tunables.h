@@ -39,4 +39,20 @@ const char *empi_tunable_env_name(int i, char *buf, size_t len);
 /* Current value of tunable i as text (for listing). */
 void empi_tunable_format(int i, char *buf, size_t len);
 
+/* Index of the tunable whose field name is `name`, or -1. */
+int empi_tunable_find(const char *name);
+
+/* Address of tunable i's field in empi_tunables (long, size_t, int or const char *, by type). */
+const void *empi_tunable_addr(int i);
+
+/*
+ * Set tunable i from text, parsed like its environment variable (strings are copied). The value
+ * then wins over the environment in later empi_tunables_load calls, so an MPI_T write before
+ * MPI_Init survives it. Returns 0, or -1 if the text does not parse (nothing changes).
+ */
+int empi_tunable_set(int i, const char *text);
+
+/* Has empi_tunables_load run yet? */
+int empi_tunables_loaded(void);
+
 #endif

@@ -97,4 +97,27 @@ void empi_dt_unpack(void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_C
  */
 MPI_Count empi_dt_elements_in(const empi_datatype_t *dt, MPI_Count bytes);
 
+/*
+ * One element of dt as byte runs (displacement from the buffer origin, length) in stream order,
+ * abutting runs merged: how the I/O layer maps a file view's stream onto the file. *disp and *len
+ * are malloc'ed (the caller frees them; NULL when *n is 0). Returns MPI_SUCCESS or MPI_ERR_NO_MEM.
+ */
+int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MPI_Count **len);
+
+/*
+ * external32 for other layers (MPI-IO's "external32" data representation): the external32 bytes
+ * of count elements of dt (-1 when dt has no external32 form), and the conversion of count
+ * elements between dt's native packed stream and its external32 stream (to_ext: native -> ext).
+ */
+MPI_Count empi_dt_external32_size(const empi_datatype_t *dt, MPI_Count count);
+void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void *native, void *ext, int to_ext);
+
+/*
+ * The contiguous runs of (count, dt) in packed-stream order (src/datatype/dt_runs.c): fn gets each
+ * run's byte displacement from the buffer origin, its offset in the packed stream and its length.
+ * Adjacent runs are merged. A nonzero return from fn stops the walk and is returned.
+ */
+typedef int (*empi_dt_run_fn)(void *ctx, MPI_Aint disp, MPI_Count stream_off, MPI_Count len);
+int empi_dt_runs(MPI_Count count, const empi_datatype_t *dt, empi_dt_run_fn fn, void *ctx);
+
 #endif

@@ -232,6 +232,19 @@ static void convert(const empi_datatype_t *dt, MPI_Count count, unsigned char **
     }
 }
 
+MPI_Count empi_dt_external32_size(const empi_datatype_t *dt, MPI_Count count)
+{
+    int ok = 1;
+    MPI_Count n = count * ext_size(dt, &ok);
+    return ok ? n : -1;
+}
+
+void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void *native, void *ext, int to_ext)
+{
+    unsigned char *n = native, *e = ext;
+    convert(dt, count, &n, &e, to_ext);
+}
+
 static int check(const char *fname, const char *datarep, MPI_Datatype datatype, MPI_Count count,
                  empi_datatype_t **dt, MPI_Count *esize)
 {

@@ -7,6 +7,7 @@
  *   - a tree that expands to at most EMPI_DT_FLATTEN_LIMIT runs becomes a flat run list.
  * A vector whose block is one run keeps its loop form (pack's fastest path), however long.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,45 @@ static void emit_runs(const empi_dt_layout_t *l, MPI_Aint base, MPI_Aint *disp, 
                 emit_runs(l->kids[i], base + l->disp[i] + (MPI_Aint)j * l->kext[i], disp, len, m);
         break;
     }
+}
+
+typedef struct {
+    MPI_Count n;
+    MPI_Aint *disp;   /* NULL while counting */
+    MPI_Count *len;
+} flat_runs_t;
+
+static int collect_run(void *ctx, MPI_Aint disp, MPI_Count stream_off, MPI_Count len)
+{
+    (void)stream_off;
+    flat_runs_t *f = ctx;
+    if (f->disp) {
+        f->disp[f->n] = disp;
+        f->len[f->n] = len;
+    }
+    f->n++;
+    return 0;
+}
+
+/* Two walks of empi_dt_runs (count, then fill), so the run merging lives in one place. */
+int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MPI_Count **len)
+{
+    flat_runs_t f = {0, NULL, NULL};
+    *n = 0, *disp = NULL, *len = NULL;
+    empi_dt_runs(1, dt, collect_run, &f);
+    if (f.n == 0)
+        return MPI_SUCCESS;
+    if ((size_t)f.n > SIZE_MAX / sizeof(MPI_Aint))
+        return MPI_ERR_NO_MEM;
+    MPI_Count total = f.n;
+    f = (flat_runs_t){0, malloc((size_t)total * sizeof(MPI_Aint)), malloc((size_t)total * sizeof(MPI_Count))};
+    if (!f.disp || !f.len) {
+        free(f.disp), free(f.len);
+        return MPI_ERR_NO_MEM;
+    }
+    empi_dt_runs(1, dt, collect_run, &f);
+    *n = f.n, *disp = f.disp, *len = f.len;
+    return MPI_SUCCESS;
 }
 
 /* Replace l by its flat run list when that is small; consumes l. */

@@ -42,18 +42,21 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Request_get_status: invalid request handle %p", (void *)request);
     } else {
         *flag = empi_request_test(req);
-        if (*flag)
+        if (*flag && (rc = empi_request_query(req, 0)) != MPI_SUCCESS)
+            rc = empi_err_noobj(rc, "MPI_Request_get_status: the query function returned error %d", rc);
+        else if (*flag)
             empi_status_out(status, &req->status);
     }
     empi_unlock();
     return rc;
 }
 
-/* A receive still waiting in the posted queue can be withdrawn; anything else completes normally. */
-static void cancel_request(empi_request_t *req)
+/* A receive still waiting in the posted queue can be withdrawn; anything else completes normally.
+   Generalized requests hear about every cancel, complete or not. Returns a callback's error. */
+static int cancel_request(empi_request_t *req)
 {
-    if (req->complete)
-        return;
+    if (req->complete && req->kind != EMPI_REQ_GREQ)
+        return MPI_SUCCESS;
     if (req->kind == EMPI_REQ_RECV && req->proto_state == EMPI_RECV_POSTED) {
         empi_posted_remove(&empi_p2p.posted, req);
         empi_status_set_cancelled(&req->status, 1);
@@ -62,8 +65,9 @@ static void cancel_request(empi_request_t *req)
         empi_status_set_bytes(&req->status, 0);
         empi_request_set_complete(req);
     } else if (req->ops && req->ops->cancel) {
-        req->ops->cancel(req);
+        return req->ops->cancel(req);
     }
+    return MPI_SUCCESS;
 }
 
 EMPI_WEAK_ALIAS(Cancel)
@@ -75,8 +79,8 @@ int PMPI_Cancel(MPI_Request *request)
     empi_request_t *req = empi_request_get(*request);
     if (!req)
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel: invalid request handle %p", (void *)*request);
-    else
-        cancel_request(req);
+    else if ((rc = cancel_request(req)) != MPI_SUCCESS)
+        rc = empi_err_noobj(rc, "MPI_Cancel: the cancel function returned error %d", rc);
     empi_unlock();
     return rc;
 }

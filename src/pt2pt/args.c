@@ -19,9 +19,9 @@ int empi_check_send(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
 {
     EMPI_CHECK(empi_comm_check(comm, fn, c));
     EMPI_CHECK(check_buffer(fn, *c, buf, count, datatype, dt));
-    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= (*c)->size))
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= empi_comm_peer_size(*c)))
         return empi_err_comm(*c, MPI_ERR_RANK, "%s: dest %d is not a rank of the communicator (size %d)", fn, dest,
-                             (*c)->size);
+                             empi_comm_peer_size(*c));
     if (tag < 0)
         return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
     return MPI_SUCCESS;
@@ -32,9 +32,9 @@ int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
 {
     EMPI_CHECK(empi_comm_check(comm, fn, c));
     EMPI_CHECK(check_buffer(fn, *c, buf, count, datatype, dt));
-    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= (*c)->size))
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= empi_comm_peer_size(*c)))
         return empi_err_comm(*c, MPI_ERR_RANK, "%s: source %d is not a rank of the communicator (size %d)", fn,
-                             source, (*c)->size);
+                             source, empi_comm_peer_size(*c));
     if (tag < 0 && tag != MPI_ANY_TAG)
         return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative and not MPI_ANY_TAG", fn, tag);
     return MPI_SUCCESS;

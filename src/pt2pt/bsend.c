@@ -1,5 +1,7 @@
 /*
- * The attached buffer of MPI_Buffer_attach. Each buffered message takes MPI_BSEND_OVERHEAD bytes
+ * The attached buffers of MPI_Buffer_attach and (MPI-4.1) MPI_Comm_attach_buffer and
+ * MPI_Session_attach_buffer: a buffered send uses its communicator's buffer, else its session's,
+ * else the process's (bsend_api.c has the per-communicator and per-session calls). Each buffered message takes MPI_BSEND_OVERHEAD bytes
  * of bookkeeping plus its packed size, carved first-fit from the gaps between messages still in
  * flight; a message that does not fit is MPI_ERR_BUFFER, as the standard requires. The copy is
  * sent by an ordinary internal send whose completion frees its space.
@@ -13,6 +15,7 @@
 #include "pt2pt/args.h"
 #include "pt2pt/bsend.h"
 #include "pt2pt/pt2pt.h"
+#include "comm/session.h"
 
 typedef struct bsend_block {
     struct bsend_block *next;   /* blocks in flight, sorted by address */
@@ -22,20 +25,22 @@ typedef struct bsend_block {
     int automatic;              /* malloc'ed because the buffer is MPI_BUFFER_AUTOMATIC */
 } bsend_block_t;
 
-static struct {
+struct empi_bsend_buffer {
     char *base;
     size_t size;
     int attached;
     int automatic;
     bsend_block_t *blocks;
-} buf;
+};
+
+static empi_bsend_buffer_t process_buffer;
 
 #define ALIGN16(x) (((x) + 15) & ~(size_t)15)
 
 /* Free the space of every buffered send that has completed. */
-static void reclaim(void)
+static void reclaim(empi_bsend_buffer_t *buf)
 {
-    for (bsend_block_t **p = &buf.blocks; *p;) {
+    for (bsend_block_t **p = &buf->blocks; *p;) {
         bsend_block_t *b = *p;
         if (b->send->complete) {
             *p = b->next;
@@ -49,11 +54,11 @@ static void reclaim(void)
     }
 }
 
-static int block_space(size_t need, char **where, bsend_block_t ***link)
+static int block_space(empi_bsend_buffer_t *buf, size_t need, char **where, bsend_block_t ***link)
 {
-    char *cursor = buf.base;
-    for (bsend_block_t **p = &buf.blocks;; p = &(*p)->next) {
-        char *limit = *p ? (*p)->start : buf.base + buf.size;
+    char *cursor = buf->base;
+    for (bsend_block_t **p = &buf->blocks;; p = &(*p)->next) {
+        char *limit = *p ? (*p)->start : buf->base + buf->size;
         if ((size_t)(limit - cursor) >= need) {
             *where = cursor;
             *link = p;
@@ -63,7 +68,7 @@ static int block_space(size_t need, char **where, bsend_block_t ***link)
             return 0;
         /* Later blocks start 16-byte aligned (relative to the buffer) so payload copies stay fast;
            the first block starts at the base so exactly size+overhead bytes always suffice. */
-        cursor = buf.base + ALIGN16((size_t)((*p)->start + (*p)->span - buf.base));
+        cursor = buf->base + ALIGN16((size_t)((*p)->start + (*p)->span - buf->base));
     }
 }
 
@@ -73,17 +78,18 @@ static int bsend(const char *fn, const void *data, MPI_Count count, empi_datatyp
 {
     size_t bytes = (size_t)(count * dt->size);
     size_t need = bytes + MPI_BSEND_OVERHEAD;
-    reclaim();
-    if (!buf.attached)
+    empi_bsend_buffer_t *buf = empi_bsend_buffer_for(c);
+    reclaim(buf);
+    if (!buf->attached)
         return empi_err_comm(c, MPI_ERR_BUFFER, "%s: no buffer is attached (MPI_Buffer_attach)", fn);
     char *where = NULL;
-    bsend_block_t **link = &buf.blocks;
-    if (buf.automatic)
+    bsend_block_t **link = &buf->blocks;
+    if (buf->automatic)
         where = malloc(need);
-    else if (!block_space(need, &where, &link))
+    else if (!block_space(buf, need, &where, &link))
         return empi_err_comm(c, MPI_ERR_BUFFER,
                              "%s: the attached buffer has no room for %zu bytes (+%d overhead); attached size %zu", fn,
-                             bytes, MPI_BSEND_OVERHEAD, buf.size);
+                             bytes, MPI_BSEND_OVERHEAD, buf->size);
     bsend_block_t *b = calloc(1, sizeof *b);
     if (!b || !where) {
         free(b);
@@ -91,7 +97,7 @@ static int bsend(const char *fn, const void *data, MPI_Count count, empi_datatyp
     }
     b->start = where;
     b->span = need;
-    b->automatic = buf.automatic;
+    b->automatic = buf->automatic;
     char *payload = where + MPI_BSEND_OVERHEAD;
     empi_dt_pack(data, count, dt, 0, payload, (MPI_Count)bytes);
     int rc = empi_isend(payload, (MPI_Count)bytes, empi_byte_type, dest, tag, c, c->context_id,
@@ -168,48 +174,98 @@ int PMPI_Ibsend_c(const void *buf_, MPI_Count count, MPI_Datatype datatype, int 
     return bsend_api("MPI_Ibsend_c", buf_, count, datatype, dest, tag, comm, request);
 }
 
-static int attach(const char *fn, void *buffer, MPI_Count size)
+int empi_bsend_attach(empi_bsend_buffer_t **slot, void *buffer, MPI_Count size, const char **why)
 {
-    if (size < 0)
-        return empi_err_noobj(MPI_ERR_ARG, "%s: size %lld is negative", fn, (long long)size);
-    if (!buffer && size > 0)
-        return empi_err_noobj(MPI_ERR_BUFFER, "%s: buffer is NULL", fn);
-    empi_lock();
-    int rc = MPI_SUCCESS;
-    if (buf.attached) {
-        rc = empi_err_noobj(MPI_ERR_BUFFER, "%s: a buffer is already attached", fn);
-    } else {
-        buf.attached = 1;
-        buf.automatic = buffer == MPI_BUFFER_AUTOMATIC;
-        buf.base = buf.automatic ? NULL : buffer;
-        buf.size = buf.automatic ? 0 : (size_t)size;
+    if (size < 0) {
+        *why = "size is negative";
+        return MPI_ERR_ARG;
     }
-    empi_unlock();
-    return rc;
+    if (!buffer && size > 0) {
+        *why = "buffer is NULL";
+        return MPI_ERR_BUFFER;
+    }
+    if (!*slot && !(*slot = calloc(1, sizeof **slot))) {
+        *why = "out of memory";
+        return MPI_ERR_NO_MEM;
+    }
+    empi_bsend_buffer_t *buf = *slot;
+    if (buf->attached) {
+        *why = "a buffer is already attached";
+        return MPI_ERR_BUFFER;
+    }
+    buf->attached = 1;
+    buf->automatic = buffer == MPI_BUFFER_AUTOMATIC;
+    buf->base = buf->automatic ? NULL : buffer;
+    buf->size = buf->automatic ? 0 : (size_t)size;
+    return MPI_SUCCESS;
+}
+
+int empi_bsend_flushed(empi_bsend_buffer_t *buf)
+{
+    if (!buf)
+        return 1;
+    reclaim(buf);
+    return buf->blocks == NULL;
 }
 
 /* Wait until every buffered message has left the buffer. */
-static void flush(void)
+void empi_bsend_flush(empi_bsend_buffer_t *buf)
 {
-    EMPI_PROGRESS_UNTIL((reclaim(), buf.blocks == NULL));
+    EMPI_PROGRESS_UNTIL(empi_bsend_flushed(buf));
+}
+
+int empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size, const char **why)
+{
+    empi_bsend_buffer_t *buf = *slot;
+    if (!buf || !buf->attached) {
+        *why = "no buffer is attached";
+        return MPI_ERR_BUFFER;
+    }
+    empi_bsend_flush(buf);
+    *(void **)buffer_addr = buf->automatic ? MPI_BUFFER_AUTOMATIC : buf->base;
+    *size = (MPI_Count)buf->size;
+    if (buf == &process_buffer)
+        memset(buf, 0, sizeof *buf);
+    else {
+        free(buf);
+        *slot = NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+empi_bsend_buffer_t **empi_bsend_process_slot(void)
+{
+    static empi_bsend_buffer_t *slot = &process_buffer;
+    return &slot;
+}
+
+empi_bsend_buffer_t *empi_bsend_buffer_for(empi_comm_t *c)
+{
+    if (c && c->bsend_buffer && c->bsend_buffer->attached)
+        return c->bsend_buffer;
+    if (c && c->session && c->session->buffer && c->session->buffer->attached)
+        return c->session->buffer;
+    return &process_buffer;
+}
+
+static int attach(const char *fn, void *buffer, MPI_Count size)
+{
+    const char *why = NULL;
+    empi_lock();
+    int rc = empi_bsend_attach(empi_bsend_process_slot(), buffer, size, &why);
+    empi_unlock();
+    return rc == MPI_SUCCESS ? rc : empi_err_noobj(rc, "%s: %s", fn, why);
 }
 
 static int detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
     EMPI_CHECK(empi_check_ptr(fn, NULL, buffer_addr, "buffer_addr"));
     EMPI_CHECK(empi_check_ptr(fn, NULL, size, "size"));
+    const char *why = NULL;
     empi_lock();
-    int rc = MPI_SUCCESS;
-    if (!buf.attached) {
-        rc = empi_err_noobj(MPI_ERR_BUFFER, "%s: no buffer is attached", fn);
-    } else {
-        flush();
-        *(void **)buffer_addr = buf.automatic ? MPI_BUFFER_AUTOMATIC : buf.base;
-        *size = (MPI_Count)buf.size;
-        memset(&buf, 0, sizeof buf);
-    }
+    int rc = empi_bsend_detach(empi_bsend_process_slot(), buffer_addr, size, &why);
     empi_unlock();
-    return rc;
+    return rc == MPI_SUCCESS ? rc : empi_err_noobj(rc, "%s: %s", fn, why);
 }
 
 EMPI_WEAK_ALIAS(Buffer_attach)
@@ -244,7 +300,14 @@ EMPI_WEAK_ALIAS(Buffer_flush)
 int PMPI_Buffer_flush(void)
 {
     empi_lock();
-    flush();
+    empi_bsend_flush(&process_buffer);
     empi_unlock();
     return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Buffer_iflush)
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    EMPI_CHECK(empi_check_ptr("MPI_Buffer_iflush", NULL, request, "request"));
+    return empi_bsend_iflush("MPI_Buffer_iflush", &process_buffer, NULL, request);
 }

@@ -11,6 +11,7 @@ void empi_posted_append(empi_posted_queue_t *q, empi_request_t *req)
     else
         q->head = req;
     q->tail = req;
+    q->length++;
 }
 
 void empi_posted_remove(empi_posted_queue_t *q, empi_request_t *req)
@@ -24,6 +25,7 @@ void empi_posted_remove(empi_posted_queue_t *q, empi_request_t *req)
     else
         q->tail = req->prev;
     req->next = req->prev = NULL;
+    q->length--;
 }
 
 empi_request_t *empi_posted_take(empi_posted_queue_t *q, uint32_t ctx, int src, int tag)
@@ -46,6 +48,7 @@ void empi_unexpected_append(empi_unexpected_queue_t *q, empi_unexpected_t *msg)
     else
         q->head = msg;
     q->tail = msg;
+    q->length++;
 }
 
 void empi_unexpected_remove(empi_unexpected_queue_t *q, empi_unexpected_t *msg)
@@ -59,6 +62,7 @@ void empi_unexpected_remove(empi_unexpected_queue_t *q, empi_unexpected_t *msg)
     else
         q->tail = msg->prev;
     msg->next = msg->prev = NULL;
+    q->length--;
 }
 
 empi_unexpected_t *empi_unexpected_find(empi_unexpected_queue_t *q, uint32_t ctx, int src, int tag)

@@ -25,10 +25,12 @@ typedef struct empi_unexpected {
 
 typedef struct empi_posted_queue {
     empi_request_t *head, *tail;
+    uint64_t length;
 } empi_posted_queue_t;
 
 typedef struct empi_unexpected_queue {
     empi_unexpected_t *head, *tail;
+    uint64_t length;
 } empi_unexpected_queue_t;
 
 static inline int empi_match(uint32_t want_ctx, int want_src, int want_tag, uint32_t ctx, int src, int tag)

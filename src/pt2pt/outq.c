@@ -7,6 +7,7 @@
 
 #include "core/global.h"
 #include "pt2pt/pt2pt_internal.h"
+#include "pt2pt/stats.h"
 
 static empi_pool_t item_pool = EMPI_POOL_INITIALIZER(empi_outq_item_t, "outq item");
 
@@ -32,6 +33,7 @@ void empi_outq_push_req(int peer, empi_request_t *req)
         abort(); /* nothing sensible to do without memory for a queue entry */
     item->req = req;
     outq_append(peer, item);
+    empi_pt2pt_stats.deferred_sends++;
 }
 
 void empi_send_ctrl(int peer, const void *pkt, size_t len)

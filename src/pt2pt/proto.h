@@ -23,6 +23,8 @@ enum {
     EMPI_PKT_DATA,
     EMPI_PKT_FIN,
     EMPI_PKT_SYNC_ACK,
+    /* Packets of layers above pt2pt, handed whole to the handler they registered (pt2pt.h). */
+    EMPI_PKT_RMA = 32,
 };
 
 /* RTS flags */

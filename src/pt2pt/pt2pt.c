@@ -4,9 +4,21 @@
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/pt2pt_internal.h"
+#include "pt2pt/stats.h"
 
 empi_pt2pt_t empi_p2p;
 empi_datatype_t *empi_byte_type;
+empi_pt2pt_stats_t empi_pt2pt_stats;
+
+uint64_t empi_pt2pt_posted_length(void)
+{
+    return empi_p2p.posted.length;
+}
+
+uint64_t empi_pt2pt_unexpected_length(void)
+{
+    return empi_p2p.unexpected.length;
+}
 
 int empi_pt2pt_init(void)
 {
@@ -62,6 +74,18 @@ static empi_request_t *new_p2p_request(empi_req_kind_t kind, void *buf, MPI_Coun
     req->tag = tag;
     req->ctx = ctx;
     return req;
+}
+
+void (*empi_pt2pt_rma_handler)(int src, const void *pkt, size_t len);
+
+int empi_pt2pt_packet_send(int world_peer, const struct iovec *iov, int iovcnt)
+{
+    return empi_p2p.peer_tp[world_peer]->am_send(world_peer, iov, iovcnt);
+}
+
+size_t empi_pt2pt_packet_max(int world_peer)
+{
+    return empi_p2p.peer_tp[world_peer]->max_packet;
 }
 
 int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag, empi_comm_t *comm,

@@ -7,6 +7,8 @@
 #ifndef EMPI_PT2PT_H
 #define EMPI_PT2PT_H
 
+#include <sys/uio.h>
+
 #include "pt2pt/request.h"
 
 int empi_pt2pt_init(void);
@@ -29,6 +31,16 @@ int empi_sendrecv(const void *sbuf, MPI_Count scount, empi_datatype_t *sdt, int 
 /* Wait for an internal request and release it; returns its status error (MPI_SUCCESS usually). */
 int empi_wait_release(empi_request_t *req, MPI_Status *status);
 int empi_waitall_release(int n, empi_request_t **reqs);
+
+/*
+ * Raw packets for the active messages of layers above (RMA). A packet whose first byte is
+ * EMPI_PKT_RMA goes to empi_pt2pt_rma_handler, inside the transport's progress (so the handler
+ * must not wait; it may send). empi_pt2pt_packet_send returns EMPI_OK, or EMPI_AGAIN when the
+ * transport has no room (the caller queues and retries after progress), in FIFO order per peer.
+ */
+extern void (*empi_pt2pt_rma_handler)(int src, const void *pkt, size_t len);
+int empi_pt2pt_packet_send(int world_peer, const struct iovec *iov, int iovcnt);
+size_t empi_pt2pt_packet_max(int world_peer);
 
 /* The predefined byte datatype, for internal transfers of raw bytes. */
 extern empi_datatype_t *empi_byte_type;

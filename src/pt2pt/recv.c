@@ -6,6 +6,7 @@
 #include "core/global.h"
 #include "core/tunables.h"
 #include "pt2pt/pt2pt_internal.h"
+#include "pt2pt/stats.h"
 
 #define EMPI_GET_BOUNCE 262144 /* single-copy reads into a noncontiguous buffer go through this */
 
@@ -22,6 +23,8 @@ static uint64_t set_recv_status(empi_request_t *req, int src, int tag, uint64_t 
     req->status.MPI_TAG = tag;
     req->status.MPI_ERROR = bytes > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     empi_status_set_bytes(&req->status, (MPI_Count)(bytes > cap ? cap : bytes));
+    empi_pt2pt_stats.receives++;
+    empi_pt2pt_stats.bytes_received += bytes > cap ? cap : bytes;
     return bytes > cap ? cap : bytes;
 }
 
@@ -160,6 +163,9 @@ static void store_unexpected(int world_src, const empi_hdr_match_t *m, const voi
         memcpy(msg->data, (const char *)pkt + hdr_len, payload);
     }
     empi_unexpected_append(&empi_p2p.unexpected, msg);
+    empi_pt2pt_stats.unexpected++;
+    if (empi_p2p.unexpected.length > empi_pt2pt_stats.unexpected_hwm)
+        empi_pt2pt_stats.unexpected_hwm = empi_p2p.unexpected.length;
 }
 
 static void on_match_packet(int world_src, const void *pkt, size_t len)
@@ -223,6 +229,11 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
     case EMPI_PKT_FIN:
     case EMPI_PKT_SYNC_ACK:
         empi_send_complete((empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq);
+        break;
+    case EMPI_PKT_RMA:
+        if (!empi_pt2pt_rma_handler)
+            empi_fatal(MPI_ERR_INTERN, "corrupt packet: RMA packet without an RMA layer");
+        empi_pt2pt_rma_handler(src, pkt, len);
         break;
     default:
         empi_fatal(MPI_ERR_INTERN, "corrupt packet: unknown type");

@@ -17,6 +17,7 @@ typedef enum {
     EMPI_REQ_RECV,
     EMPI_REQ_COLL,        /* collective schedule; `poll` advances it */
     EMPI_REQ_GREQ,        /* generalized request */
+    EMPI_REQ_FILE,        /* MPI-IO access (src/io/): the I/O is done when it starts, born complete */
 } empi_req_kind_t;
 
 typedef enum { EMPI_MODE_STANDARD, EMPI_MODE_SYNC, EMPI_MODE_READY, EMPI_MODE_BUFFERED } empi_send_mode_t;
@@ -30,6 +31,9 @@ typedef struct empi_request_ops {
     int (*start)(empi_request_t *req);           /* persistent collectives: (re)start */
     int (*cancel)(empi_request_t *req);
     void (*destroy)(empi_request_t *req);        /* release kind-specific state */
+    /* generalized requests: fill req->status from the user (query_fn) before it is reported, and
+       when `and_free` also release the user's state (free_fn); returns the callbacks' error */
+    int (*query)(empi_request_t *req, int and_free);
 } empi_request_ops_t;
 
 struct empi_request {
@@ -76,6 +80,21 @@ void empi_request_release(empi_request_t *req);
 int empi_request_test(empi_request_t *req);
 /* Progress until complete. */
 void empi_request_wait(empi_request_t *req);
+
+/* MPI_REQUEST_NULL or an inactive persistent request: completes at once with an empty status. */
+static inline int empi_request_is_inactive(MPI_Request h)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 1;
+    empi_request_t *req = empi_request_get(h);
+    return req && req->persistent && !req->active;
+}
+
+/* A completed request's status as the user sees it (runs a generalized request's query_fn). */
+static inline int empi_request_query(empi_request_t *req, int and_free)
+{
+    return req->ops && req->ops->query ? req->ops->query(req, and_free) : MPI_SUCCESS;
+}
 
 /* Status fields kept in MPI_internal: byte count (two ints) and the cancelled flag. */
 static inline void empi_status_set_bytes(MPI_Status *st, MPI_Count bytes)

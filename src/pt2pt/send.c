@@ -3,6 +3,7 @@
 
 #include "core/tunables.h"
 #include "pt2pt/pt2pt_internal.h"
+#include "pt2pt/stats.h"
 
 void empi_send_complete(empi_request_t *req)
 {
@@ -129,6 +130,12 @@ int empi_send_start(empi_request_t *req)
     size_t hdr = req->mode == EMPI_MODE_SYNC ? sizeof(empi_hdr_eager_sync_t) : sizeof(empi_hdr_match_t);
     int eager = req->bytes <= empi_tunables.eager_limit && req->bytes + hdr <= tp->max_packet;
     req->proto_state = eager ? EMPI_SEND_EAGER_QUEUED : EMPI_SEND_RTS_QUEUED;
+    empi_pt2pt_stats.sends++;
+    empi_pt2pt_stats.bytes_sent += req->bytes;
+    if (eager)
+        empi_pt2pt_stats.eager_sends++;
+    else
+        empi_pt2pt_stats.rndv_sends++;
     empi_p2p.inflight_sends++;
     /* Behind queued packets to the same peer we must wait our turn: FIFO per pair is what keeps
        messages from overtaking each other. */

@@ -1,4 +1,4 @@
-/* Connecting to the bootstrap server by address (see bootstrap_addr.h). */
+/* Connecting to the bootstrap server by address, and whole-message socket I/O (bootstrap_addr.h). */
 #include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_proto.h"
 
@@ -12,6 +12,37 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+int empi_boot_send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        /* MSG_NOSIGNAL: a vanished peer must show up as an error, not SIGPIPE. */
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int empi_boot_recv_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = recv(fd, p, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
 
 static int parse_tcp(const char *s, struct sockaddr_in *sa)
 {

@@ -47,33 +47,12 @@ static int env_int(const char *name, int *out)
 
 static int send_all(const void *buf, size_t len)
 {
-    const char *p = buf;
-    while (len) {
-        /* MSG_NOSIGNAL: a vanished launcher must show up as an error, not SIGPIPE. */
-        ssize_t n = send(sock_fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return empi_boot_send_all(sock_fd, buf, len);
 }
 
 static int recv_all(void *buf, size_t len)
 {
-    char *p = buf;
-    while (len) {
-        ssize_t n = recv(sock_fd, p, len, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return empi_boot_recv_all(sock_fd, buf, len);
 }
 
 static int send_msg(uint32_t type, const void *a, size_t alen, const void *b, size_t blen)

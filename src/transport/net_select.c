@@ -94,7 +94,8 @@ int empi_net_transports(empi_transport_t **out, int max)
         return 0;
     if (sel.mode != NET_UDP && n < max)
         out[n++] = &empi_transport_tcp;
-    if (sel.mode != NET_TCP && n < max)
+    /* Hybrid with few enough peers is all tcp: udp is not even started (the rule is job-wide). */
+    if (sel.mode != NET_TCP && !(sel.mode == NET_HYBRID && sel.all_tcp) && n < max)
         out[n++] = &empi_transport_udp;
     return n;
 }
@@ -112,9 +113,9 @@ empi_transport_t *empi_net_transport_for(int peer)
 static int udp_missing_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
 {
     (void)deliver;
-    if (boot->rank == 0)
-        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s needs the udp transport, which this build lacks\n",
-                empi_tunables.transport);
+    /* Every rank says it: the first to fail ends the job, whichever it is. */
+    fprintf(stderr, "EtherMPI: rank %d: EMPI_TRANSPORT=%s needs the udp transport, which this build lacks\n",
+            boot->rank, empi_tunables.transport);
     return EMPI_ERROR;
 }
 

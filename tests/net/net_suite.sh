@@ -15,56 +15,7 @@ build=$3
 here=$(cd "$(dirname "$0")" && pwd)
 MPIEXEC=$build/tools/mpiexec/mpiexec
 tmp=$(mktemp -d)
-prefix="em$$"          # names of namespaces and links: short (interface names have 15 chars)
-bridge=""
-namespaces=()
-jobs_started=()
-
-cleanup() {
-    for pid in "${jobs_started[@]}"; do kill -9 "$pid" 2>/dev/null; done
-    for ns in "${namespaces[@]}"; do
-        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-        ip netns del "$ns" 2>/dev/null
-    done
-    [ -n "$bridge" ] && ip link del "$bridge" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-skip() { echo "SKIP: $*"; exit 77; }
-fail() {
-    echo "FAIL: $*"
-    for f in out err; do [ -s "$tmp/$f" ] && { echo "--- $f"; head -40 "$tmp/$f"; }; done
-    exit 1
-}
-
-setup_loopback() {
-    hosts=(hA hB hC hD)
-    export EMPI_LAUNCHER_RSH="$here/fake_rsh.sh" EMPI_BOOTSTRAP_ADDR=127.0.0.1
-}
-
-setup_netns() {
-    [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
-    command -v ip >/dev/null && command -v unshare >/dev/null || skip "no ip (iproute2) or unshare"
-    local subnet="10.$((200 + $$ % 50)).$(($$ / 50 % 250))"
-    bridge="${prefix}br"
-    ip link add "$bridge" type bridge 2>/dev/null || { bridge=""; skip "cannot create a bridge"; }
-    ip addr add "$subnet.254/24" dev "$bridge" && ip link set "$bridge" up || fail "bridge setup"
-    hosts=()
-    for i in 1 2 3 4; do
-        local ns="${prefix}h$i"
-        ip netns add "$ns" 2>/dev/null || skip "cannot create network namespaces"
-        namespaces+=("$ns")
-        ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns" &&
-            ip link set "${prefix}v$i" master "$bridge" up &&
-            ip -n "$ns" addr add "$subnet.$i/24" dev eth0 &&
-            ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || fail "namespace $ns setup"
-        hosts+=("$subnet.$i")
-    done
-    export EMPI_LAUNCHER_RSH="$here/netns_rsh.sh" NET_PREFIX="$prefix" NET_SUBNET="$subnet"
-    unset EMPI_BOOTSTRAP_ADDR
-}
+source "$here/netns_lib.sh"
 
 case $mode in
     loopback) setup_loopback ;;
@@ -72,6 +23,9 @@ case $mode in
     *) fail "unknown mode $mode" ;;
 esac
 export EMPI_TRANSPORT=$transport
+# Hybrid with at most 2 tcp peers per rank: with one rank per host, hosts next to each other on
+# the ring talk tcp and the others udp, so both halves of hybrid carry traffic.
+[ "$transport" = hybrid ] && export EMPI_HYBRID_TCP_PEERS=2
 # Every "host" shares this machine's few cores, which no rank can see from its own host's rank
 # count: have waiting ranks give their core away as on an oversubscribed host.
 export EMPI_YIELD=always
@@ -95,7 +49,7 @@ expect_pass() {
 }
 
 # The transport must exist in this build.
-run 2 2 "$build/tests/mpi/init_basic"
+run 4 4 "$build/tests/mpi/init_basic"
 if [ "$status" -ne 0 ]; then
     grep -q "this build lacks" "$tmp/err" && skip "EMPI_TRANSPORT=$transport: not built"
     fail "a two-host job does not start over $transport"
@@ -119,6 +73,12 @@ expect_pass 2 2 "$mpi/pt2pt_large" 67108864
 expect_pass 2 3 "$mpi/pt2pt_large" 1048579
 expect_pass 2 4 "$mpi/pt2pt_many_requests" 20000
 expect_pass 2 2 "$mpi/threads_pt2pt"
+# tcp knobs: eager connection setup (every pair at once), epoll instead of direct polling, and tiny
+# socket buffers with a tiny backlog (partial writes, EMPI_AGAIN back-pressure on every packet).
+EMPI_TCP_EAGER_CONNECT=1 expect_pass 3 6 "$mpi/coll_smoke"
+EMPI_TCP_POLL_DIRECT=0 expect_pass 3 3 "$mpi/pt2pt_order"
+EMPI_TCP_SNDBUF=4k EMPI_TCP_RCVBUF=4k EMPI_TCP_MAX_INFLIGHT=8k expect_pass 2 2 "$mpi/pt2pt_large" 4194304
+EMPI_TCP_SNDBUF=4k EMPI_TCP_RCVBUF=4k EMPI_TCP_MAX_INFLIGHT=8k expect_pass 3 3 "$mpi/pt2pt_order"
 expect_pass 4 4 "$build/tests/mpi_coll/coll_sweep"
 expect_pass 2 4 "$build/tests/mpi_coll/coll_sweep"
 expect_pass 3 6 "$build/tests/mpi_coll/coll_stress"

@@ -25,8 +25,15 @@ static inline void ring_pin_cpu(int cpu)
     (void)sched_setaffinity(0, sizeof set, &set);
 }
 
+/* Spin politely; every few hundred spins give the CPU away, because on a loaded or oversubscribed
+   machine the other side may be waiting for this very core. */
 static inline void ring_cpu_relax(void)
 {
+    static _Thread_local unsigned spins;
+    if (++spins % 256 == 0) {
+        sched_yield();
+        return;
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif

@@ -1,4 +1,7 @@
-/* empi-info: what this EtherMPI installation is and every knob it reads, with current values. */
+/*
+ * empi-info: what this EtherMPI installation is, every knob it reads with current values, and the
+ * performance variables a tool can read through MPI_T.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,13 +25,14 @@ static void print_version(void)
     printf("Library:        %s\n", version);
     printf("MPI standard:   %d.%d\n", major, minor);
     printf("ABI:            MPI standard ABI %d.%d (libmpi_abi.so.1)\n", abi_major, abi_minor);
-    printf("Transports:     self, shm (shared memory, CMA single-copy when permitted)\n");
+    printf("Transports:     self, shm (shared memory, CMA single-copy when permitted);\n"
+           "                other hosts: EMPI_TRANSPORT = tcp, udp or hybrid (docs/NETWORK.md)\n");
 }
 
 static void print_tunables(int verbose)
 {
     int n = empi_info_tunable_count();
-    printf("\nTunables (%d; set as environment variables):\n", n);
+    printf("\nTunables (%d; set as environment variables, or as MPI_T control variables empi_<name>):\n", n);
     for (int i = 0; i < n; i++) {
         empi_info_tunable_t t;
         if (empi_info_tunable_get(i, &t) != 0)
@@ -41,15 +45,49 @@ static void print_tunables(int verbose)
     }
 }
 
+static const char *pvar_class_name(int c)
+{
+    switch (c) {
+    case MPI_T_PVAR_CLASS_STATE: return "state";
+    case MPI_T_PVAR_CLASS_LEVEL: return "level";
+    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
+    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
+    default: return "other";
+    }
+}
+
+/* Listed through the standard MPI_T interface, which works without MPI_Init. */
+static void print_pvars(int verbose)
+{
+    int provided, n;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    if (MPI_T_pvar_get_num(&n) == MPI_SUCCESS) {
+        printf("\nMPI_T performance variables (%d):\n", n);
+        for (int i = 0; i < n; i++) {
+            char name[128], desc[512];
+            int name_len = sizeof name, desc_len = sizeof desc, var_class;
+            if (MPI_T_pvar_get_info(i, name, &name_len, NULL, &var_class, NULL, NULL, desc, &desc_len, NULL, NULL,
+                                    NULL, NULL) != MPI_SUCCESS)
+                continue;
+            printf("  %-36s %s\n", name, pvar_class_name(var_class));
+            if (verbose)
+                printf("      %s\n", desc);
+        }
+    }
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     int brief = argc > 1 && (!strcmp(argv[1], "--brief") || !strcmp(argv[1], "-b"));
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: empi-info [--brief]\n  Prints the version, transports and every EMPI_* tunable "
-               "with its value, default and description.\n");
+        printf("usage: empi-info [--brief]\n  Prints the version, transports, every EMPI_* tunable "
+               "with its value, default and description, and the MPI_T performance variables.\n");
         return 0;
     }
     print_version();
     print_tunables(!brief);
+    print_pvars(!brief);
     return 0;
 }

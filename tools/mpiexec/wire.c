@@ -1,5 +1,6 @@
 /* Encoding and blocking I/O of launcher messages, and the TCP helpers (see wire.h). */
 #include "wire.h"
+#include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_proto.h"
 
 #include <arpa/inet.h>
@@ -81,41 +82,11 @@ char *rbuf_str(rbuf_t *r)
     return s;
 }
 
-static int send_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int recv_all(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len) {
-        ssize_t n = recv(fd, p, len, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
 {
     empi_boot_hdr_t hdr = { type, (uint32_t)(alen + blen) };
-    if (send_all(fd, &hdr, sizeof hdr) != 0 || (alen && send_all(fd, a, alen) != 0) ||
-        (blen && send_all(fd, b, blen) != 0))
+    if (empi_boot_send_all(fd, &hdr, sizeof hdr) != 0 || (alen && empi_boot_send_all(fd, a, alen) != 0) ||
+        (blen && empi_boot_send_all(fd, b, blen) != 0))
         return -1;
     return 0;
 }
@@ -123,12 +94,12 @@ int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, 
 int wire_recv(int fd, uint32_t *type, unsigned char **payload, uint32_t *len)
 {
     empi_boot_hdr_t hdr;
-    if (recv_all(fd, &hdr, sizeof hdr) != 0 || hdr.len > EMPI_BOOT_MAX_MSG)
+    if (empi_boot_recv_all(fd, &hdr, sizeof hdr) != 0 || hdr.len > EMPI_BOOT_MAX_MSG)
         return -1;
     unsigned char *p = malloc((size_t)hdr.len + 1);
     if (!p)
         return -1;
-    if (recv_all(fd, p, hdr.len) != 0) {
+    if (empi_boot_recv_all(fd, p, hdr.len) != 0) {
         free(p);
         return -1;
     }

@@ -21,7 +21,7 @@
 #include "transport/tcp/tcp_internal.h"
 
 #define TCP_EPOLL_BATCH 64
-#define TCP_LISTEN_CHECK_MASK 15 /* with only direct polling, look for new connections every 16 passes */
+#define TCP_LISTEN_CHECK_MASK 63 /* with only direct polling, look for new connections every 64 passes */
 #define TCP_DEAD_GRACE_SECONDS 30.0
 
 tcp_state_all_t tcp;

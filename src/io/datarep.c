@@ -1,0 +1,184 @@
+/*
+ * Data representations of file views. "native" and "internal" store the memory bytes as they are;
+ * "external32" converts through the datatype engine's external32 support; MPI_Register_datarep
+ * adds user representations whose conversion functions the standard defines. Views keep their
+ * byte layout from the memory types, so a representation must keep every etype's size (true of
+ * external32 for the fixed-size C types on this ABI); others are refused at MPI_File_set_view.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/global.h"
+#include "io/io.h"
+
+static const empi_datarep_t external32 = {.name = "external32", .external32 = 1};
+
+typedef struct registered {
+    empi_datarep_t rep;
+    struct registered *next;
+} registered_t;
+
+static registered_t *registry;   /* lives until the process ends, as the standard says */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int empi_datarep_find(const char *name, const empi_datarep_t **rep)
+{
+    *rep = NULL;
+    if (!strcmp(name, "native") || !strcmp(name, "internal"))
+        return MPI_SUCCESS;
+    if (!strcmp(name, "external32")) {
+        *rep = &external32;
+        return MPI_SUCCESS;
+    }
+    pthread_mutex_lock(&registry_lock);
+    for (registered_t *r = registry; r; r = r->next)
+        if (!strcmp(r->rep.name, name))
+            *rep = &r->rep;
+    pthread_mutex_unlock(&registry_lock);
+    return *rep ? MPI_SUCCESS : MPI_ERR_UNSUPPORTED_DATAREP;
+}
+
+int empi_datarep_extent(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Aint *extent)
+{
+    if (!rep || empi_datarep_size_preserving(rep, dt)) {
+        *extent = dt->extent;
+        return MPI_SUCCESS;
+    }
+    if (rep->external32) {
+        MPI_Count n = empi_dt_external32_size(dt, 1);
+        if (n < 0 || !dt->predefined)
+            return MPI_ERR_UNSUPPORTED_DATAREP;
+        *extent = (MPI_Aint)n;
+        return MPI_SUCCESS;
+    }
+    return rep->extent_fn(dt->handle, extent, rep->extra_state) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
+}
+
+int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
+{
+    if (!rep)
+        return 1;
+    if (rep->external32)
+        return empi_dt_external32_size(dt, 1) == dt->size;
+    if (!dt->predefined)   /* user functions only know basic types: judge a view by its etype */
+        return 1;
+    MPI_Aint ext = 0;
+    return rep->extent_fn(dt->handle, &ext, rep->extra_state) == MPI_SUCCESS && ext == dt->size;
+}
+
+/* Native representation through a user datarep registered with MPI_CONVERSION_FN_NULL. */
+static int is_native(const empi_datarep_t *rep, int to_file)
+{
+    if (!rep)
+        return 1;
+    if (rep->external32)
+        return 0;
+    return to_file ? !rep->write_fn && !rep->write_fn_c : !rep->read_fn && !rep->read_fn_c;
+}
+
+/* A user conversion: count is in the type signature's basic items, position too (standard). */
+static int user_convert(const empi_datarep_t *rep, int to_file, void *buf, empi_datatype_t *dt, MPI_Count count,
+                        void *filebuf, MPI_Offset position)
+{
+    MPI_Count items = empi_dt_elements_in(dt, count * dt->size);
+    if (items < 0)
+        return MPI_ERR_CONVERSION;
+    MPI_Datarep_conversion_function *fn = to_file ? rep->write_fn : rep->read_fn;
+    MPI_Datarep_conversion_function_c *fn_c = to_file ? rep->write_fn_c : rep->read_fn_c;
+    int rc;
+    if (fn_c)
+        rc = fn_c(buf, dt->handle, items, filebuf, position, rep->extra_state);
+    else if (items > INT32_MAX)
+        return MPI_ERR_CONVERSION;
+    else
+        rc = fn(buf, dt->handle, (int)items, filebuf, position, rep->extra_state);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
+}
+
+int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count count, empi_datatype_t *dt,
+                         void *filebuf, MPI_Count filebytes, MPI_Offset position)
+{
+    if (is_native(rep, 1)) {
+        empi_dt_pack(buf, count, dt, 0, filebuf, filebytes);
+        return MPI_SUCCESS;
+    }
+    if (!rep->external32)
+        return user_convert(rep, 1, (void *)buf, dt, count, filebuf, position);
+    char *native = malloc((size_t)(filebytes ? filebytes : 1));
+    if (!native)
+        return MPI_ERR_NO_MEM;
+    empi_dt_pack(buf, count, dt, 0, native, filebytes);
+    empi_dt_external32_convert(dt, count, native, filebuf, 1);
+    free(native);
+    return MPI_SUCCESS;
+}
+
+int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count, empi_datatype_t *dt,
+                           const void *filebuf, MPI_Count filebytes, MPI_Offset position)
+{
+    if (is_native(rep, 0)) {
+        empi_dt_unpack(buf, count, dt, 0, filebuf, filebytes);
+        return MPI_SUCCESS;
+    }
+    if (!rep->external32)
+        return user_convert(rep, 0, buf, dt, count, (void *)filebuf, position);
+    char *native = malloc((size_t)(filebytes ? filebytes : 1));
+    if (!native)
+        return MPI_ERR_NO_MEM;
+    empi_dt_external32_convert(dt, count, native, (void *)filebuf, 0);
+    empi_dt_unpack(buf, count, dt, 0, native, filebytes);
+    free(native);
+    return MPI_SUCCESS;
+}
+
+static int register_datarep(const char *fname, const char *datarep, const empi_datarep_t *fns)
+{
+    if (!datarep)
+        return empi_err_file(NULL, MPI_ERR_ARG, "%s: datarep is NULL", fname);
+    if (strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        return empi_err_file(NULL, MPI_ERR_ARG, "%s: datarep '%s' is longer than MPI_MAX_DATAREP_STRING-1", fname,
+                             datarep);
+    if (!fns->extent_fn)
+        return empi_err_file(NULL, MPI_ERR_ARG, "%s: dtype_file_extent_fn is NULL", fname);
+    registered_t *r = malloc(sizeof *r);
+    if (!r)
+        return empi_err_file(NULL, MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    r->rep = *fns;
+    strcpy(r->rep.name, datarep);
+    pthread_mutex_lock(&registry_lock);
+    int dup = !strcmp(datarep, "native") || !strcmp(datarep, "internal") || !strcmp(datarep, "external32");
+    for (registered_t *p = registry; p && !dup; p = p->next)
+        dup = !strcmp(p->rep.name, datarep);
+    if (!dup) {
+        r->next = registry;
+        registry = r;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (dup) {
+        free(r);
+        return empi_err_file(NULL, MPI_ERR_DUP_DATAREP, "%s: data representation '%s' is already defined", fname,
+                             datarep);
+    }
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Register_datarep)
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                          MPI_Datarep_conversion_function *write_conversion_fn,
+                          MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    empi_datarep_t fns = {.read_fn = read_conversion_fn, .write_fn = write_conversion_fn,
+                          .extent_fn = dtype_file_extent_fn, .extra_state = extra_state};
+    return register_datarep("MPI_Register_datarep", datarep, &fns);
+}
+
+EMPI_WEAK_ALIAS(Register_datarep_c)
+int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                            MPI_Datarep_conversion_function_c *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    empi_datarep_t fns = {.read_fn_c = read_conversion_fn, .write_fn_c = write_conversion_fn,
+                          .extent_fn = dtype_file_extent_fn, .extra_state = extra_state};
+    return register_datarep("MPI_Register_datarep_c", datarep, &fns);
+}

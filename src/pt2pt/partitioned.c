@@ -1,0 +1,509 @@
+/*
+ * Partitioned point-to-point (MPI-4 chapter 4): MPI_Psend_init / MPI_Precv_init, MPI_Pready*,
+ * MPI_Parrived, built on internal point-to-point messages.
+ *
+ * A channel links one partitioned send to one partitioned receive. At the first MPI_Start the
+ * sender sends SETUP {partitions, bytes per partition} and the receiver, once it matched it,
+ * answers with the first of a block of tags it reserved for the channel, one per send partition.
+ * From then on every send partition is its own message with its own tag, sent as soon as it is
+ * ready and the channel exists, and received straight into its byte range of the receive buffer
+ * (through a staging copy when the receive type is not contiguous). A receive partition has
+ * arrived when every send partition overlapping its bytes has. Later rounds reuse the channel:
+ * a round's messages can only match that round's receives because the previous round's receives
+ * have all completed before the receiver can start the next.
+ *
+ * Everything travels on the communicator's user context with negative tags, which no user
+ * receive matches (MPI_ANY_TAG only matches tags >= 0):
+ *   SETUP    -2 - (tag mod 2^29)            sender -> receiver
+ *   REPLY    -2 - 2^29 - (tag mod 2^29)     receiver -> sender
+ *   DATA     INT32_MIN + reserved offset    one tag per send partition
+ * Channels are matched in the order their first MPI_Start runs, per (communicator, peer, tag).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+#include "core/progress.h"
+#include "pt2pt/args.h"
+#include "pt2pt/pt2pt_internal.h"
+
+#define SETUP_TAG(t) (-2 - ((t) & 0x1fffffff))
+#define REPLY_TAG(t) (-2 - 0x20000000 - ((t) & 0x1fffffff))
+#define DATA_TAG_SPAN 0x3ffffff0   /* data tags: [INT32_MIN, INT32_MIN + span) */
+
+typedef struct part part_t;
+struct part {
+    int is_send;
+    int nparts;
+    uint64_t pbytes;            /* bytes per partition on this side */
+    int established;            /* the peer's layout and the data tags are known */
+    int base_tag;
+    int peer_parts;             /* receiver: the sender's partition count */
+    uint64_t peer_pbytes;
+    int64_t setup[2];           /* SETUP payload: partitions, bytes per partition */
+    int reply;                  /* REPLY payload: base tag */
+    empi_request_t *setup_req;  /* the SETUP or REPLY exchange in flight */
+    int ctl_is_recv;            /* setup_req is a posted receive (cancellable at destroy) */
+    uint8_t *flag;              /* sender: partition ready; receiver: send partition arrived */
+    uint8_t *sent;              /* sender: partition's message started */
+    empi_request_t **msg;       /* per send partition (both sides) */
+    int pending;                /* sender: partitions not yet sent; receiver: not yet arrived */
+    char *staging;              /* packed copy of the whole message (non-contiguous types) */
+    int round_err;
+    part_t *next, *prev;        /* active channels, polled by progress */
+    empi_request_t *req;
+};
+
+static part_t *active;
+static int hook_added;
+static uint32_t next_data_tag;  /* offset of the next reserved block */
+
+static void list_add(part_t *p)
+{
+    p->prev = NULL;
+    p->next = active;
+    if (active)
+        active->prev = p;
+    active = p;
+}
+
+static void list_remove(part_t *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else if (active == p)
+        active = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    p->next = p->prev = NULL;
+}
+
+static uint64_t total_bytes(const part_t *p)
+{
+    return p->pbytes * (uint64_t)p->nparts;
+}
+
+/* Where send partition i's bytes live on this side: the user buffer when contiguous, else staging. */
+static char *bytes_at(part_t *p, uint64_t offset)
+{
+    empi_request_t *r = p->req;
+    return p->staging ? p->staging + offset : (char *)r->buf + r->dt->true_lb + offset;
+}
+
+static int start_partition_send(part_t *p, int i)
+{
+    empi_request_t *r = p->req;
+    uint64_t off = (uint64_t)i * p->pbytes;
+    if (p->staging)
+        empi_dt_pack(r->buf, r->count, r->dt, (MPI_Count)off, p->staging + off, (MPI_Count)p->pbytes);
+    p->sent[i] = 1;
+    return empi_isend(bytes_at(p, off), (MPI_Count)p->pbytes, empi_byte_type, r->peer, p->base_tag + i, r->comm,
+                      r->comm->context_id, EMPI_MODE_STANDARD, &p->msg[i]);
+}
+
+static void note_error(part_t *p, int rc)
+{
+    if (rc != MPI_SUCCESS && p->round_err == MPI_SUCCESS)
+        p->round_err = rc;
+}
+
+/* Receiver: the SETUP arrived; reserve tags, post the partition receives, answer. */
+static int receiver_establish(part_t *p)
+{
+    empi_request_t *r = p->req;
+    p->peer_parts = (int)p->setup[0];
+    p->peer_pbytes = (uint64_t)p->setup[1];
+    uint64_t theirs = p->peer_pbytes * (uint64_t)p->peer_parts;
+    if (theirs != total_bytes(p) || p->peer_parts <= 0)
+        return MPI_ERR_TRUNCATE;   /* the standard requires matching type signatures */
+    if (!r->dt->is_contig && !(p->staging = malloc(theirs ? theirs : 1)))
+        return MPI_ERR_NO_MEM;
+    p->msg = calloc((size_t)p->peer_parts, sizeof *p->msg);
+    p->flag = calloc((size_t)p->peer_parts, 1);
+    if (!p->msg || !p->flag)
+        return MPI_ERR_NO_MEM;
+    if (next_data_tag + (uint32_t)p->peer_parts > DATA_TAG_SPAN)
+        next_data_tag = 0;
+    p->base_tag = INT32_MIN + (int)next_data_tag;
+    next_data_tag += (uint32_t)p->peer_parts;
+    p->established = 1;
+    p->reply = p->base_tag;
+    return empi_isend(&p->reply, sizeof p->reply, empi_byte_type, r->peer, REPLY_TAG(r->tag), r->comm,
+                      r->comm->context_id, EMPI_MODE_STANDARD, &p->setup_req);
+}
+
+static int post_partition_receives(part_t *p)
+{
+    empi_request_t *r = p->req;
+    p->pending = p->peer_parts;
+    memset(p->flag, 0, (size_t)p->peer_parts);
+    for (int i = 0; i < p->peer_parts; i++) {
+        int rc = empi_irecv(bytes_at(p, (uint64_t)i * p->peer_pbytes), (MPI_Count)p->peer_pbytes, empi_byte_type,
+                            r->peer, p->base_tag + i, r->comm, r->comm->context_id, &p->msg[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Finish the control exchange if it completed; returns events. */
+static int poll_setup(part_t *p)
+{
+    if (!p->setup_req || !p->setup_req->complete)
+        return 0;
+    int rc = p->setup_req->status.MPI_ERROR;
+    empi_request_release(p->setup_req);
+    p->setup_req = NULL;
+    p->ctl_is_recv = 0;
+    if (rc == MPI_SUCCESS && !p->established) {
+        if (p->is_send) {
+            p->base_tag = p->reply;
+            p->established = 1;
+        } else {
+            rc = receiver_establish(p);
+            if (rc == MPI_SUCCESS)
+                rc = post_partition_receives(p);
+        }
+    }
+    note_error(p, rc);
+    return 1;
+}
+
+/* Advance one channel; complete its request when the round is over. Returns events. */
+static int poll_part(part_t *p)
+{
+    empi_request_t *r = p->req;
+    int events = poll_setup(p);
+    if (p->established && p->is_send)
+        for (int i = 0; i < p->nparts; i++)
+            if (p->flag[i] && !p->sent[i]) {
+                note_error(p, start_partition_send(p, i));
+                events++;
+            }
+    int n = p->is_send ? p->nparts : p->peer_parts;
+    for (int i = 0; p->established && i < n; i++) {
+        empi_request_t *m = p->msg[i];
+        if (!m || !m->complete)
+            continue;
+        note_error(p, m->status.MPI_ERROR);
+        empi_request_release(m);
+        p->msg[i] = NULL;
+        if (!p->is_send) {
+            p->flag[i] = 1;
+            /* Noncontiguous: unpack this send partition's bytes as soon as they are here. */
+            if (p->staging) {
+                uint64_t off = (uint64_t)i * p->peer_pbytes;
+                empi_dt_unpack(r->buf, r->count, r->dt, (MPI_Count)off, p->staging + off, (MPI_Count)p->peer_pbytes);
+            }
+        }
+        p->pending--;
+        events++;
+    }
+    if (p->established && p->pending == 0 && !p->setup_req && !r->complete) {
+        empi_status_empty(&r->status);
+        r->status.MPI_SOURCE = p->is_send ? MPI_ANY_SOURCE : r->peer;
+        r->status.MPI_TAG = p->is_send ? MPI_ANY_TAG : r->tag;
+        r->status.MPI_ERROR = p->round_err;
+        if (!p->is_send)
+            empi_status_set_bytes(&r->status, (MPI_Count)total_bytes(p));
+        list_remove(p);
+        empi_request_set_complete(r);
+        events++;
+    } else if (p->round_err != MPI_SUCCESS && !r->complete && !p->established) {
+        /* Setup failed: nothing will ever arrive; end the round with the error. */
+        r->status.MPI_ERROR = p->round_err;
+        list_remove(p);
+        empi_request_set_complete(r);
+    }
+    return events;
+}
+
+static int part_hook(void)
+{
+    int events = 0;
+    for (part_t *p = active, *next; p; p = next) {
+        next = p->next;
+        events += poll_part(p);
+    }
+    return events;
+}
+
+static int part_poll(empi_request_t *req)
+{
+    part_t *p = req->state;
+    return req->complete ? 0 : poll_part(p);
+}
+
+static int part_start(empi_request_t *req)
+{
+    part_t *p = req->state;
+    req->complete = 0;
+    p->round_err = MPI_SUCCESS;
+    empi_status_empty(&req->status);
+    if (p->is_send) {
+        memset(p->flag, 0, (size_t)p->nparts);
+        memset(p->sent, 0, (size_t)p->nparts);
+        p->pending = p->nparts;
+    }
+    if (req->peer == MPI_PROC_NULL) {
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        empi_request_set_complete(req);
+        return MPI_SUCCESS;
+    }
+    int rc = MPI_SUCCESS;
+    if (p->is_send) {
+        if (!p->established) {
+            /* Post the REPLY receive before SETUP leaves so the answer always has a home. */
+            p->setup[0] = p->nparts;
+            p->setup[1] = (int64_t)p->pbytes;
+            empi_request_t *setup;
+            rc = empi_irecv(&p->reply, sizeof p->reply, empi_byte_type, req->peer, REPLY_TAG(req->tag), req->comm,
+                            req->comm->context_id, &p->setup_req);
+            p->ctl_is_recv = 1;
+            if (rc == MPI_SUCCESS)
+                rc = empi_isend(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag),
+                                req->comm, req->comm->context_id, EMPI_MODE_STANDARD, &setup);
+            /* Nobody waits for SETUP: it frees itself once it has left (as after MPI_Request_free). */
+            if (rc == MPI_SUCCESS && setup->complete)
+                empi_request_release(setup);
+            else if (rc == MPI_SUCCESS)
+                setup->user_freed = 1;
+        }
+    } else if (!p->established) {
+        rc = empi_irecv(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
+                        req->comm->context_id, &p->setup_req);
+        p->ctl_is_recv = 1;
+    } else {
+        rc = post_partition_receives(p);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!hook_added) {
+        empi_progress_add_hook(part_hook);
+        hook_added = 1;
+    }
+    list_add(p);
+    poll_part(p);
+    return MPI_SUCCESS;
+}
+
+/* Withdraw an internal receive that can no longer match anything useful, or finish a send. */
+static void retire_internal(empi_request_t *m, int is_recv)
+{
+    if (!m)
+        return;
+    if (is_recv && !m->complete && m->proto_state == EMPI_RECV_POSTED) {
+        empi_posted_remove(&empi_p2p.posted, m);
+        empi_request_release(m);
+        return;
+    }
+    empi_wait_release(m, NULL);
+}
+
+static void part_destroy(empi_request_t *req)
+{
+    part_t *p = req->state;
+    if (!p)
+        return;
+    if (p->next || p->prev || active == p)
+        list_remove(p);
+    retire_internal(p->setup_req, p->ctl_is_recv);
+    int n = p->is_send ? p->nparts : p->peer_parts;
+    for (int i = 0; p->msg && i < n; i++)
+        retire_internal(p->msg[i], !p->is_send);
+    free(p->msg);
+    free(p->flag);
+    free(p->sent);
+    free(p->staging);
+    free(p);
+    req->state = NULL;
+}
+
+static const empi_request_ops_t part_ops = {
+    .poll = part_poll,
+    .start = part_start,
+    .destroy = part_destroy,
+};
+
+static int part_init(const char *fn, int is_send, void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                     int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    empi_comm_t *c;
+    empi_datatype_t *dt;
+    int rc = is_send ? empi_check_send(fn, buf, count * (partitions > 0 ? partitions : 0), datatype, peer, tag, comm,
+                                       &c, &dt)
+                     : empi_check_recv(fn, buf, count * (partitions > 0 ? partitions : 0), datatype, peer, tag, comm,
+                                       &c, &dt);
+    EMPI_CHECK(rc);
+    EMPI_CHECK(empi_check_ptr(fn, c, request, "request"));
+    if (partitions < 1)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: partitions %d is not positive", fn, partitions);
+    if (count < 0)
+        return empi_err_comm(c, MPI_ERR_COUNT, "%s: count %lld is negative", fn, (long long)count);
+    if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
+        return empi_err_comm(c, peer == MPI_ANY_SOURCE ? MPI_ERR_RANK : MPI_ERR_TAG,
+                             "%s: wildcards are not allowed in partitioned communication", fn);
+    if (info != MPI_INFO_NULL && !empi_info_get(info))
+        return empi_err_comm(c, MPI_ERR_INFO, "%s: invalid info %p", fn, (void *)info);
+    empi_lock();
+    empi_request_t *req = empi_request_new(is_send ? EMPI_REQ_SEND : EMPI_REQ_RECV, c);
+    part_t *p = calloc(1, sizeof *p);
+    if (p) {
+        p->is_send = is_send;
+        p->nparts = partitions;
+        p->pbytes = (uint64_t)(count * dt->size);
+        if (is_send) {
+            p->flag = calloc((size_t)partitions, 1);
+            p->sent = calloc((size_t)partitions, 1);
+            p->msg = calloc((size_t)partitions, sizeof *p->msg);
+            if (!dt->is_contig)
+                p->staging = malloc(total_bytes(p) ? total_bytes(p) : 1);
+        }
+    }
+    if (!req || !p || (is_send && (!p->flag || !p->sent || !p->msg || (!dt->is_contig && !p->staging)))) {
+        if (p) {
+            free(p->flag);
+            free(p->sent);
+            free(p->msg);
+            free(p->staging);
+            free(p);
+        }
+        if (req)
+            empi_request_release(req);
+        empi_unlock();
+        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    p->req = req;
+    req->persistent = 1;
+    req->complete = 1;
+    req->buf = buf;
+    req->count = count * partitions;
+    req->dt = dt;
+    empi_datatype_retain(dt);
+    req->peer = peer;
+    req->tag = tag;
+    req->ctx = c->context_id;
+    req->ops = &part_ops;
+    req->state = p;
+    *request = (MPI_Request)req;
+    empi_unlock();
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Psend_init)
+int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return part_init("MPI_Psend_init", 1, (void *)buf, partitions, count, datatype, dest, tag, comm, info, request);
+}
+
+EMPI_WEAK_ALIAS(Precv_init)
+int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return part_init("MPI_Precv_init", 0, buf, partitions, count, datatype, source, tag, comm, info, request);
+}
+
+/* The partitioned request behind a handle, of the wanted side; raises otherwise. */
+static int check_part(const char *fn, MPI_Request h, int want_send, part_t **out)
+{
+    empi_request_t *req = empi_request_get(h);
+    if (!req || req->ops != &part_ops)
+        return empi_err_noobj(MPI_ERR_REQUEST, "%s: %p is not a partitioned request", fn, (void *)h);
+    part_t *p = req->state;
+    if (p->is_send != want_send)
+        return empi_err_comm(req->comm, MPI_ERR_REQUEST, "%s: the request is a partitioned %s", fn,
+                             p->is_send ? "send" : "receive");
+    *out = p;
+    return MPI_SUCCESS;
+}
+
+static int mark_ready(const char *fn, part_t *p, int i)
+{
+    empi_request_t *r = p->req;
+    if (!r->active)
+        return empi_err_comm(r->comm, MPI_ERR_REQUEST, "%s: the request is not active (MPI_Start it first)", fn);
+    if (i < 0 || i >= p->nparts)
+        return empi_err_comm(r->comm, MPI_ERR_ARG, "%s: partition %d is not in [0, %d)", fn, i, p->nparts);
+    if (p->flag[i])
+        return empi_err_comm(r->comm, MPI_ERR_ARG, "%s: partition %d is already ready in this round", fn, i);
+    p->flag[i] = 1;
+    if (r->peer != MPI_PROC_NULL && p->established)
+        note_error(p, start_partition_send(p, i));
+    return MPI_SUCCESS;
+}
+
+static int pready_n(const char *fn, MPI_Request request, int n, int lo, const int *list)
+{
+    part_t *p;
+    empi_lock();
+    int rc = check_part(fn, request, 1, &p);
+    for (int k = 0; rc == MPI_SUCCESS && k < n; k++)
+        rc = mark_ready(fn, p, list ? list[k] : lo + k);
+    if (rc == MPI_SUCCESS)
+        poll_part(p);
+    empi_unlock();
+    return rc;
+}
+
+EMPI_WEAK_ALIAS(Pready)
+int PMPI_Pready(int partition, MPI_Request request)
+{
+    return pready_n("MPI_Pready", request, 1, partition, NULL);
+}
+
+EMPI_WEAK_ALIAS(Pready_range)
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+{
+    if (partition_high < partition_low)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pready_range: partition_high %d is below partition_low %d",
+                              partition_high, partition_low);
+    return pready_n("MPI_Pready_range", request, partition_high - partition_low + 1, partition_low, NULL);
+}
+
+EMPI_WEAK_ALIAS(Pready_list)
+int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+{
+    if (length < 0 || (length > 0 && !array_of_partitions))
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pready_list: %s", length < 0 ? "length is negative"
+                                                                            : "array_of_partitions is NULL");
+    return pready_n("MPI_Pready_list", request, length, 0, array_of_partitions);
+}
+
+/* Have all send partitions overlapping receive partition q arrived? */
+static int partition_arrived(const part_t *p, int q)
+{
+    if (p->pbytes == 0 || p->peer_pbytes == 0)
+        return p->pending == 0;
+    uint64_t lo = (uint64_t)q * p->pbytes, hi = lo + p->pbytes;
+    for (uint64_t i = lo / p->peer_pbytes; i < (uint64_t)p->peer_parts && i * p->peer_pbytes < hi; i++)
+        if (!p->flag[i])
+            return 0;
+    return 1;
+}
+
+EMPI_WEAK_ALIAS(Parrived)
+int PMPI_Parrived(MPI_Request request, int partition, int *flag)
+{
+    static const char fn[] = "MPI_Parrived";
+    part_t *p;
+    EMPI_CHECK(empi_check_ptr(fn, NULL, flag, "flag"));
+    empi_lock();
+    int rc = check_part(fn, request, 0, &p);
+    if (rc == MPI_SUCCESS && (partition < 0 || partition >= p->nparts))
+        rc = empi_err_comm(p->req->comm, MPI_ERR_ARG, "%s: partition %d is not in [0, %d)", fn, partition, p->nparts);
+    if (rc == MPI_SUCCESS) {
+        empi_request_t *r = p->req;
+        if (!r->active || r->complete || r->peer == MPI_PROC_NULL) {
+            *flag = 1;   /* an inactive or finished round has all its data */
+        } else {
+            if (!(poll_part(p) + empi_progress_poll()))
+                empi_progress_poll();
+            *flag = r->complete || (p->established && partition_arrived(p, partition));
+        }
+    }
+    empi_unlock();
+    return rc;
+}

@@ -1,0 +1,166 @@
+/*
+ * Operations on memory mapped in this process (the DIRECT path): a put is a copy into the target's
+ * memory, a get a copy out of it, both through the datatype engine; accumulates update elements
+ * with hardware atomics (rma_atomic.c) or under the target's accumulate lock.
+ *
+ * The lock path works on an "image" of the target buffer: its real memory here, a local copy
+ * for CMA (rma_cma.c). It reduces with the datatype layer's own function on the target datatype,
+ * so every type the standard allows (pair types included) is handled in one place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rma/win.h"
+
+const void *empi_rma_stream(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count bytes,
+                            void **tmp)
+{
+    *tmp = NULL;
+    if (dt->is_contig)
+        return (const char *)buf + dt->true_lb;
+    *tmp = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (*tmp)
+        empi_dt_pack(buf, count, dt, 0, *tmp, bytes);
+    return *tmp;
+}
+
+int empi_rma_acc_image(const empi_rma_op_t *op, char *tmem)
+{
+    const empi_datatype_t *tdt = op->tdt;
+    void *tmp = NULL, *img = NULL;
+    int rc = MPI_SUCCESS;
+    if (op->rbuf) {
+        void *res = malloc(op->bytes > 0 ? (size_t)op->bytes : 1);
+        if (!res)
+            return MPI_ERR_NO_MEM;
+        empi_dt_pack(tmem, op->tcount, tdt, 0, res, op->bytes);
+        empi_dt_unpack(op->rbuf, op->rcount, op->rdt, 0, res, op->bytes);
+        free(res);
+    }
+    if (op->op->handle == MPI_NO_OP)
+        return MPI_SUCCESS;
+    const char *in = op->obuf;
+    if (op->odt != tdt || op->ocount != op->tcount) {
+        /* the origin's elements laid out as the target datatype lays them */
+        const void *stream = empi_rma_stream(op->obuf, op->ocount, op->odt, op->bytes, &tmp);
+        MPI_Aint span = (op->tcount - 1) * tdt->extent + tdt->true_ub - tdt->true_lb;
+        img = malloc(span > 0 ? (size_t)span : 1);
+        if (!stream || !img) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        in = (char *)img - tdt->true_lb;
+        empi_dt_unpack((char *)in, op->tcount, tdt, 0, stream, op->bytes);
+    }
+    rc = empi_op_apply(op->op, in, tmem, op->tcount, tdt);
+out:
+    free(tmp);
+    free(img);
+    return rc;
+}
+
+/* ---- runs of the target, for puts, gets and atomic accumulates ---- */
+
+typedef struct {
+    const empi_rma_op_t *op;
+    char *tmem;          /* target buffer origin */
+    _Atomic uint32_t *acc_lock;
+    int locked;
+    char *scratch;       /* origin elements / fetched values of one run */
+    size_t scratch_len;
+} direct_ctx_t;
+
+static int put_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
+{
+    direct_ctx_t *d = c;
+    empi_dt_pack(d->op->obuf, d->op->ocount, d->op->odt, s, d->tmem + disp, len);
+    return 0;
+}
+
+static int get_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
+{
+    direct_ctx_t *d = c;
+    empi_dt_unpack((void *)d->op->obuf, d->op->ocount, d->op->odt, s, d->tmem + disp, len);
+    return 0;
+}
+
+static int grow_scratch(direct_ctx_t *d, size_t len)
+{
+    if (d->scratch_len >= len)
+        return 0;
+    free(d->scratch);
+    d->scratch = malloc(len);
+    d->scratch_len = d->scratch ? len : 0;
+    return d->scratch ? 0 : -1;
+}
+
+/* One run of whole elements: origin elements from the packed stream, old values to the result. */
+static int acc_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
+{
+    direct_ctx_t *d = c;
+    const empi_rma_op_t *op = d->op;
+    char *t = d->tmem + disp;
+    int atomics = empi_rma_atomic_ok(op->elem, t);
+    if (!atomics && !d->locked) {   /* a misaligned element: the lock, like every origin uses for it */
+        empi_win_spin_acquire(d->acc_lock);
+        d->locked = 1;
+    }
+    size_t need = (size_t)len * (op->rbuf ? 2 : 1);
+    if (grow_scratch(d, need) != 0)
+        return MPI_ERR_NO_MEM;
+    const char *in = d->scratch;
+    if (op->op->handle != MPI_NO_OP)
+        empi_dt_pack(op->obuf, op->ocount, op->odt, s, d->scratch, len);
+    char *fetch = op->rbuf ? d->scratch + len : NULL;
+    empi_rma_apply(op->op, op->elem, in, t, fetch, len / op->elem->size, atomics);
+    if (fetch)
+        empi_dt_unpack(op->rbuf, op->rcount, op->rdt, s, fetch, len);
+    return 0;
+}
+
+int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
+{
+    empi_win_peer_t *p = &w->peers[op->target];
+    char *tmem = (char *)((uintptr_t)p->base + (uintptr_t)op->offset);
+    direct_ctx_t d = {op, tmem, p->slot ? &p->slot->acc_lock : NULL, 0, NULL, 0};
+    switch (op->kind) {
+    case EMPI_RMA_PUT:
+        if (op->odt->is_contig && op->tdt->is_contig) {
+            memcpy(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
+            return MPI_SUCCESS;
+        }
+        empi_dt_runs(op->tcount, op->tdt, put_run, &d);
+        return MPI_SUCCESS;
+    case EMPI_RMA_GET:
+        if (op->odt->is_contig && op->tdt->is_contig) {
+            memcpy((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes);
+            return MPI_SUCCESS;
+        }
+        empi_dt_runs(op->tcount, op->tdt, get_run, &d);
+        return MPI_SUCCESS;
+    case EMPI_RMA_CAS: {
+        char *t = tmem + op->tdt->true_lb;
+        int atomics = p->atomics && empi_rma_atomic_ok(op->elem, t);
+        if (!atomics)
+            empi_win_spin_acquire(d.acc_lock);
+        empi_rma_cas(op->elem, op->obuf, op->cbuf, op->rbuf, t, atomics);
+        if (!atomics)
+            empi_win_spin_release(d.acc_lock);
+        return MPI_SUCCESS;
+    }
+    default: {
+        int rc = 0;
+        if (p->atomics && empi_rma_atomic_ok(op->elem, NULL)) {
+            rc = empi_dt_runs(op->tcount, op->tdt, acc_run, &d);
+        } else {
+            empi_win_spin_acquire(d.acc_lock);
+            d.locked = 1;
+            rc = empi_rma_acc_image(op, tmem);
+        }
+        if (d.locked)
+            empi_win_spin_release(d.acc_lock);
+        free(d.scratch);
+        return rc;
+    }
+    }
+}

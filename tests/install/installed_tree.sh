@@ -1,0 +1,41 @@
+#!/bin/bash
+# The installed tree as users meet it: `cmake --install` into a fresh prefix, then the layout the
+# README promises, the wrappers' -show/--showme answers, pkg-config, and a CMake project using
+# find_package(MPI) built with that prefix's mpicc and run with its mpiexec.
+#   usage: installed_tree.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -euo pipefail
+build=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+prefix=$work/prefix
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiexec bin/mpirun bin/empi-info include/mpi.h \
+         lib/libmpi_abi.so.1 lib/libmpi_abi.so lib/libmpi.so lib/pkgconfig/mpi.pc \
+         share/ethermpi/ethermpi-default.tuning; do
+    [ -e "$prefix/$f" ] || fail "installed tree lacks $f"
+done
+soname=$(objdump -p "$prefix/lib/libmpi_abi.so.1" | awk '/SONAME/ {print $2}')
+[ "$soname" = libmpi_abi.so.1 ] || fail "SONAME is '$soname'"
+[ "$(readlink "$prefix/lib/libmpi.so")" = libmpi_abi.so.1 ] || fail "libmpi.so does not point at libmpi_abi.so.1"
+
+show=$("$prefix/bin/mpicc" -show)
+case $show in *"-I$prefix/include"*"-lmpi_abi"*) ;; *) fail "mpicc -show: $show" ;; esac
+[ "$("$prefix/bin/mpicc" --showme:compile)" = "-I$prefix/include" ] || fail "--showme:compile: $("$prefix/bin/mpicc" --showme:compile)"
+case $("$prefix/bin/mpicc" --showme:link) in *"-L$prefix/lib"*"-lmpi_abi"*) ;; *) fail "--showme:link" ;; esac
+if command -v pkg-config >/dev/null; then
+    # Build with nothing but pkg-config's flags and run the result.
+    pcflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mpi)
+    cc "$src/hello.c" $pcflags -o "$work/hello_pc" || fail "cannot build with pkg-config mpi flags: $pcflags"
+    "$prefix/bin/mpiexec" -n 2 "$work/hello_pc" | grep -q '^PASS: 2 ranks' || fail "program built with pkg-config flags"
+fi
+"$prefix/bin/empi-info" | grep -q EMPI_EAGER_LIMIT || fail "empi-info does not list the tunables"
+
+cmake -S "$src" -B "$work/user" -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec" \
+    >"$work/user-configure.log" 2>&1 || { cat "$work/user-configure.log"; fail "find_package(MPI) project did not configure"; }
+cmake --build "$work/user" >"$work/user-build.log" 2>&1 || { cat "$work/user-build.log"; fail "user project did not build"; }
+out=$("$prefix/bin/mpiexec" -n 3 "$work/user/hello")
+echo "$out"
+[ "$out" = "PASS: 3 ranks, sum of ranks 3" ] || fail "user program output: $out"
+rm -rf "$work"
+echo "PASS installed tree"

@@ -1,0 +1,251 @@
+/*
+ * File views: interleaved (vector) and block-column (subarray) filetypes written by every rank,
+ * then the whole file checked element by element through the default view; noncontiguous memory
+ * types; individual file pointers (advance, seek, get_position, get_byte_offset); get_view; the
+ * external32 representation; nonblocking and split collective access through views.
+ */
+#include <string.h>
+
+#include "io_test.h"
+
+#define BLK 7      /* ints of a rank per round in the interleaved layout */
+#define ROUNDS 50
+
+/* File of ROUNDS * size * BLK ints, int i holding i; rank r owns blocks r, r+size, ... */
+static void interleaved_view(MPI_File fh, MPI_Datatype *ft)
+{
+    int rank = empi_rank(), size = empi_size();
+    MPI_Datatype blk;
+    MPI_Type_contiguous(BLK, MPI_INT, &blk);
+    MPI_Type_create_resized(blk, 0, (MPI_Aint)size * BLK * sizeof(int), ft);
+    MPI_Type_commit(ft);
+    MPI_Type_free(&blk);
+    CHECK_MPI(MPI_File_set_view(fh, (MPI_Offset)rank * BLK * sizeof(int), MPI_INT, *ft, "native", MPI_INFO_NULL));
+}
+
+static void check_whole_file(const char *path, int n)
+{
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_Offset sz;
+    CHECK_MPI(MPI_File_get_size(fh, &sz));
+    CHECK(sz == (MPI_Offset)n * (MPI_Offset)sizeof(int), "file size %lld, want %lld", (long long)sz,
+          (long long)n * 4);
+    int *all = malloc((size_t)n * sizeof(int));
+    MPI_Status st;
+    int count;
+    CHECK_MPI(MPI_File_read_at_all(fh, 0, all, n, MPI_INT, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == n, "read %d of %d ints", count, n);
+    for (int i = 0; i < n; i++)
+        CHECK(all[i] == i, "file int %d is %d", i, all[i]);
+    free(all);
+    CHECK_MPI(MPI_File_close(&fh));
+}
+
+/* Close fh, free its filetype, check the whole file holds 0..n-1 and remove it. */
+static void close_and_verify(MPI_File *fh, MPI_Datatype *ft, const char *path, int n)
+{
+    CHECK_MPI(MPI_File_close(fh));
+    MPI_Type_free(ft);
+    check_whole_file(path, n);
+    io_test_remove(path);
+}
+
+static void sync_all(MPI_File fh)
+{
+    CHECK_MPI(MPI_File_sync(fh));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_File_sync(fh));
+}
+
+/* Values of the interleaved layout that rank owns, in its view's order. */
+static void my_values(int *v, int n)
+{
+    int rank = empi_rank(), size = empi_size();
+    for (int i = 0; i < n; i++)
+        v[i] = (i / BLK) * size * BLK + rank * BLK + i % BLK;
+}
+
+static void test_interleaved(const char *path)
+{
+    int size = empi_size(), n = ROUNDS * BLK;
+    int *v = malloc((size_t)n * sizeof(int)), *in = malloc((size_t)n * sizeof(int));
+    my_values(v, n);
+    MPI_File fh;
+    MPI_Datatype ft;
+    MPI_Status st;
+    int count;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    interleaved_view(fh, &ft);
+
+    /* get_view hands back what was set (derived types as new handles) */
+    MPI_Offset disp;
+    MPI_Datatype et, ft2;
+    char rep[MPI_MAX_DATAREP_STRING];
+    CHECK_MPI(MPI_File_get_view(fh, &disp, &et, &ft2, rep));
+    CHECK(disp == (MPI_Offset)empi_rank() * BLK * 4 && et == MPI_INT && !strcmp(rep, "native"), "get_view");
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(ft2, &lb, &ext);
+    CHECK(ext == (MPI_Aint)size * BLK * 4, "get_view filetype extent %ld", (long)ext);
+    MPI_Type_free(&ft2);
+
+    /* collective write through the view, in two calls with the individual pointer */
+    CHECK_MPI(MPI_File_write_all(fh, v, n / 2, MPI_INT, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == n / 2, "write_all count %d", count);
+    MPI_Offset pos, byte;
+    CHECK_MPI(MPI_File_get_position(fh, &pos));
+    CHECK(pos == n / 2, "position %lld after writing %d etypes", (long long)pos, n / 2);
+    CHECK_MPI(MPI_File_get_byte_offset(fh, pos, &byte));
+    MPI_Offset want = (MPI_Offset)(v[n / 2]) * 4;
+    CHECK(byte == want, "byte offset %lld, want %lld", (long long)byte, (long long)want);
+    CHECK_MPI(MPI_File_write_all(fh, v + n / 2, n - n / 2, MPI_INT, MPI_STATUS_IGNORE));
+    sync_all(fh);
+
+    /* read back through the view with seeks */
+    CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    CHECK_MPI(MPI_File_read(fh, in, 3, MPI_INT, &st));
+    CHECK_MPI(MPI_File_seek(fh, -3, MPI_SEEK_CUR));
+    CHECK_MPI(MPI_File_read_all(fh, in, n, MPI_INT, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == n && !memcmp(in, v, (size_t)n * 4), "read_all through the view (count %d)", count);
+    CHECK_MPI(MPI_File_seek(fh, -BLK, MPI_SEEK_END));
+    CHECK_MPI(MPI_File_read(fh, in, BLK, MPI_INT, &st));
+    CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK(count == BLK && !memcmp(in, v + n - BLK, BLK * 4), "read after SEEK_END (count %d)", count);
+    close_and_verify(&fh, &ft, path, n * size);
+    free(v);
+    free(in);
+}
+
+/* A rows x cols int array split in column blocks; memory holds each block with a one-int halo. */
+static void test_subarray(const char *path)
+{
+    int rank = empi_rank(), size = empi_size();
+    const int rows = 33, w = 5, cols = w * size, hw = w + 2;
+    int gs[2] = {rows, cols}, ls[2] = {rows, w}, st[2] = {0, rank * w};
+    int ms[2] = {rows, hw}, mst[2] = {0, 1};
+    MPI_Datatype ft, mt;
+    MPI_Type_create_subarray(2, gs, ls, st, MPI_ORDER_C, MPI_INT, &ft);
+    MPI_Type_create_subarray(2, ms, ls, mst, MPI_ORDER_C, MPI_INT, &mt);
+    MPI_Type_commit(&ft);
+    MPI_Type_commit(&mt);
+    int *local = malloc((size_t)rows * hw * sizeof(int));
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < hw; c++)
+            local[r * hw + c] = (c == 0 || c == hw - 1) ? -1 : r * cols + rank * w + c - 1;
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL));
+    CHECK_MPI(MPI_File_write_at_all(fh, 0, local, 1, mt, MPI_STATUS_IGNORE));
+    sync_all(fh);
+    /* read back into a cleared halo buffer through the same types: the halo stays untouched */
+    int *back = malloc((size_t)rows * hw * sizeof(int));
+    for (int i = 0; i < rows * hw; i++)
+        back[i] = -1;
+    MPI_Status status;
+    int count;
+    CHECK_MPI(MPI_File_read_at(fh, 0, back, 1, mt, &status));
+    CHECK_MPI(MPI_Get_count(&status, mt, &count));
+    CHECK(count == 1 && !memcmp(back, local, (size_t)rows * hw * sizeof(int)), "subarray read back (count %d)", count);
+    CHECK_MPI(MPI_File_close(&fh));
+    check_whole_file(path, rows * cols);
+    io_test_remove(path);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&mt);
+    free(local);
+    free(back);
+}
+
+/* Nonblocking and split collective forms through the interleaved view. */
+static void test_nonblocking_split(const char *path)
+{
+    int size = empi_size(), n = ROUNDS * BLK;
+    int *v = malloc((size_t)n * sizeof(int)), *in = malloc((size_t)n * sizeof(int));
+    my_values(v, n);
+    MPI_File fh;
+    MPI_Datatype ft;
+    MPI_Request req[2];
+    MPI_Status st[2];
+    int count;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    interleaved_view(fh, &ft);
+    CHECK_MPI(MPI_File_iwrite(fh, v, BLK, MPI_INT, &req[0]));
+    CHECK_MPI(MPI_File_iwrite_all(fh, v + BLK, BLK, MPI_INT, &req[1]));
+    CHECK_MPI(MPI_Waitall(2, req, st));
+    CHECK_MPI(MPI_Get_count(&st[1], MPI_INT, &count));
+    CHECK(count == BLK, "iwrite_all count %d", count);
+    CHECK_MPI(MPI_File_write_all_begin(fh, v + 2 * BLK, n / 2 - 2 * BLK, MPI_INT));
+    CHECK_MPI(MPI_File_write_all_end(fh, v + 2 * BLK, &st[0]));
+    CHECK_MPI(MPI_Get_count(&st[0], MPI_INT, &count));
+    CHECK(count == n / 2 - 2 * BLK, "write_all_end count %d", count);
+    CHECK_MPI(MPI_File_write_at_all_begin(fh, n / 2, v + n / 2, n - n / 2, MPI_INT));
+    CHECK_MPI(MPI_File_write_at_all_end(fh, v + n / 2, MPI_STATUS_IGNORE));
+    sync_all(fh);
+    CHECK_MPI(MPI_File_iread_at(fh, 0, in, n / 2, MPI_INT, &req[0]));
+    CHECK_MPI(MPI_File_iread_at_all(fh, n / 2, in + n / 2, n - n / 2, MPI_INT, &req[1]));
+    CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    CHECK(!memcmp(in, v, (size_t)n * 4), "nonblocking reads through the view");
+    memset(in, 0, (size_t)n * 4);
+    CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    CHECK_MPI(MPI_File_read_all_begin(fh, in, n, MPI_INT));
+    CHECK_MPI(MPI_File_read_all_end(fh, in, &st[0]));
+    CHECK(!memcmp(in, v, (size_t)n * 4), "split collective read");
+    memset(in, 0, (size_t)n * 4);
+    CHECK_MPI(MPI_File_read_at_all_begin(fh, 0, in, n, MPI_INT));
+    CHECK_MPI(MPI_File_read_at_all_end(fh, in, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(in, v, (size_t)n * 4), "split collective read_at");
+    CHECK_MPI(MPI_File_iread(fh, in, 1, MPI_INT, &req[0]));   /* at the end: nothing to read */
+    CHECK_MPI(MPI_Wait(&req[0], &st[0]));
+    CHECK_MPI(MPI_Get_count(&st[0], MPI_INT, &count));
+    CHECK(count == 0, "iread at end of file read %d ints", count);
+    close_and_verify(&fh, &ft, path, n * size);
+    free(v);
+    free(in);
+}
+
+/* external32: big-endian ints in the file, native values in memory. */
+static void test_external32(const char *path)
+{
+    int rank = empi_rank();
+    int v[4] = {0x01020304 + rank, -2, rank, 0x7f000000};
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_ERR(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-representation", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP);
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    MPI_Aint ext;
+    CHECK_MPI(MPI_File_get_type_extent(fh, MPI_INT, &ext));
+    CHECK(ext == 4, "external32 extent of MPI_INT %ld", (long)ext);
+    CHECK_MPI(MPI_File_write_at_all(fh, rank * 4, v, 4, MPI_INT, MPI_STATUS_IGNORE));
+    sync_all(fh);
+    int back[4];
+    CHECK_MPI(MPI_File_read_at(fh, rank * 4, back, 4, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(back, v, sizeof v), "external32 round trip");
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    unsigned char raw[16];
+    CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)rank * 16, raw, 16, MPI_BYTE, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 4; i++) {
+        unsigned u = (unsigned)v[i];
+        CHECK(raw[4 * i] == (u >> 24) && raw[4 * i + 1] == ((u >> 16) & 255) && raw[4 * i + 2] == ((u >> 8) & 255) &&
+                  raw[4 * i + 3] == (u & 255),
+              "int %d is not big-endian in the file", i);
+    }
+    CHECK_MPI(MPI_File_close(&fh));
+    io_test_remove(path);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    char path[IO_PATH_MAX];
+    io_test_path(path, "views");
+    test_interleaved(path);
+    test_subarray(path);
+    test_nonblocking_split(path);
+    test_external32(path);
+    TEST_PASS();
+    MPI_Finalize();
+    return 0;
+}
