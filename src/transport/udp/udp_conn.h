@@ -24,6 +24,8 @@
 #define UDP_MAX_INFLIGHT 512u
 /* The congestion window never shrinks below this many datagrams. */
 #define UDP_MIN_WINDOW 8u
+/* In-order datagrams received before a standalone ack goes out without waiting for the delay. */
+#define UDP_ACK_EVERY 16u
 /* Datagrams handed to one transmit call (one sendmmsg). */
 #define UDP_BATCH 32
 

@@ -14,8 +14,6 @@
 #include "transport/udp/udp_conn.h"
 
 #define UDP_RX_MASK (UDP_RX_SLOTS - 1)
-/* In-order datagrams received before a standalone ack goes out without waiting for the delay. */
-#define UDP_ACK_EVERY 16u
 
 static void hold_early(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const void *payload, size_t len)
 {

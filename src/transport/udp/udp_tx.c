@@ -105,8 +105,11 @@ void udp_tx_pump(udp_engine_t *e, udp_conn_t *c)
             fill_dgram(e, c, &batch[n++], s);
             bytes += tx->ring[s & tx->mask].len;
         }
-        if (s != tx->nxt && !fits(e, tx, s, limit, bytes))
-            batch[n - 1].hdr.flags |= UDP_F_ACKREQ; /* the window closes: ask for an ack now */
+        /* The window closes on fewer datagrams than the receiver acknowledges at once (a congestion
+           window cut by timeouts): ask for an ack now rather than after the delay. A larger window
+           gets acks as it goes; asking on every batch would return one ack per few datagrams. */
+        if (s != tx->nxt && !fits(e, tx, s, limit, bytes) && s - tx->una < 2 * UDP_ACK_EVERY)
+            batch[n - 1].hdr.flags |= UDP_F_ACKREQ;
         int sent = e->xmit(e, c, batch, n);
         for (int i = 0; i < sent; i++) {
             udp_txseg_t *seg = &tx->ring[(tx->snd + (uint32_t)i) & tx->mask];
