@@ -281,9 +281,12 @@ static int udp_progress(void)
         udp_conn_t *c = &U.conns[h.src];
         udp_tx_on_ack(&U.eng, c, h.ack, h.sack, h.wnd);
         if (h.type == UDP_T_DATA) {
-            delivered += udp_rx_on_data(&U.eng, c, &h, payload, (size_t)len);
+            int n = udp_rx_on_data(&U.eng, c, &h, payload, (size_t)len);
             if (c->rx.in_packet)
                 U.guess = c;
+            delivered += n;
+            if (n)
+                break; /* let the caller see the packet now, not after one more empty read */
         }
     }
     if (U.eng.active) {

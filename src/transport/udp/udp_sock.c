@@ -58,7 +58,9 @@ int udp_sock_sendv(int fd, const struct sockaddr_in *to, const udp_dgram_t *d, i
     }
     int done = 0;
     while (done < n) {
-        int r = sendmmsg(fd, msgs + done, (unsigned)(n - done), 0);
+        /* One datagram (the latency case) costs less through sendmsg. */
+        int r = n - done == 1 ? (sendmsg(fd, &msgs[done].msg_hdr, 0) >= 0 ? 1 : -1)
+                              : sendmmsg(fd, msgs + done, (unsigned)(n - done), 0);
         if (r > 0) {
             done += r;
             continue;
