@@ -230,7 +230,8 @@ static int udp_reaches(int peer)
 }
 
 /* Read one datagram, its payload into the guessed reassembly buffer when there is one. Returns the
-   payload length and where it now lies contiguously, or -1 when nothing (valid) is left to read. */
+   payload length and where it now lies contiguously, -1 when nothing is left to read, or -2 for a
+   datagram to skip (too short to be ours, or an interrupted read). */
 static long recv_one(udp_hdr_t *h, const unsigned char **payload)
 {
     size_t room = 0;
@@ -244,9 +245,9 @@ static long recv_one(udp_hdr_t *h, const unsigned char **payload)
     struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
     ssize_t got = recvmsg(U.fd, &msg, 0);
     if (got < 0)
-        return errno == EINTR ? 0 : -1;
+        return errno == EINTR ? -2 : -1;
     if ((size_t)got < sizeof *h)
-        return 0; /* not ours */
+        return -2;
     size_t len = (size_t)got - sizeof *h;
     if (!target) {
         *payload = U.staging;
@@ -270,9 +271,9 @@ static int udp_progress(void)
         udp_hdr_t h;
         const unsigned char *payload = NULL;
         long len = recv_one(&h, &payload);
-        if (len < 0)
+        if (len == -1)
             break;
-        if (h.job != U.eng.job || h.src >= (uint32_t)U.size || U.conns[h.src].peer < 0)
+        if (len < 0 || h.job != U.eng.job || h.src >= (uint32_t)U.size || U.conns[h.src].peer < 0)
             continue;
         if (!clock_read) {
             U.eng.now = now_ns();
