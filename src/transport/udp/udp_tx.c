@@ -89,7 +89,7 @@ static void arm_timer(udp_engine_t *e, udp_tx_t *tx)
 /* Room for segment `seq` in the window: datagram count and bytes (at least one datagram). */
 static int fits(const udp_engine_t *e, const udp_tx_t *tx, uint32_t seq, uint32_t limit, size_t bytes)
 {
-    return seq != tx->nxt && udp_seq_lt(seq, limit) && (bytes == 0 || bytes < e->window_bytes);
+    return seq != tx->nxt && udp_seq_lt(seq, limit) && (seq == tx->una || bytes < e->window_bytes);
 }
 
 void udp_tx_pump(udp_engine_t *e, udp_conn_t *c)
