@@ -1,7 +1,8 @@
 #!/bin/bash
 # Install the Debian packages the build and tests need (skipped when all are present).
 set -euo pipefail
-pkgs=(cmake ninja-build gcc g++ make python3 python3-venv python3-pip iproute2 nftables procps pkg-config binutils)
+pkgs=(cmake ninja-build gcc g++ make python3 python3-venv python3-pip iproute2 nftables procps pkg-config
+      binutils libfabric-dev libfabric-bin)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -40,7 +40,7 @@ struct bench_case;
 typedef long (*bench_fn)(const struct bench_case *c, const bench_opts *o);
 
 /* Kinds decide default sizes/iterations and which options apply. */
-enum case_kind { KIND_PT2PT, KIND_COLL, KIND_NBC, KIND_RMA, KIND_STARTUP };
+enum case_kind { KIND_PT2PT, KIND_COLL, KIND_NBC, KIND_RMA, KIND_STARTUP, KIND_DATATYPE };
 
 typedef struct bench_case {
     const char *name;
@@ -74,6 +74,8 @@ double timer_stop(bench_timer *t); /* returns accumulated seconds */
 
 /* Messages per window for a size (fewer for huge messages; see pt2pt_bw.c). */
 int bw_window(const bench_opts *o, size_t size);
+/* Buffer bytes for a window of messages of up to max_slot bytes each. */
+size_t bw_window_bytes(const bench_opts *o, size_t max_slot);
 /* Iterations/warm-up to use for one message size. */
 void iters_for_size(const bench_opts *o, size_t size, int *iters, int *warmup);
 /* Next size in the powers-of-two sweep (0 -> 1, otherwise doubled). */
@@ -114,12 +116,13 @@ int report_end(long total_errors);
 
 /* ---- cases ---- */
 long run_latency(const bench_case *c, const bench_opts *o);
-long run_bw(const bench_case *c, const bench_opts *o);   /* bw and bibw */
+long run_bw(const bench_case *c, const bench_opts *o);   /* bw, bibw, vector_bw */
 long run_multi(const bench_case *c, const bench_opts *o); /* mbw_mr, multi_lat */
 long run_coll(const bench_case *c, const bench_opts *o);
 long run_nbc(const bench_case *c, const bench_opts *o);
 long run_rma(const bench_case *c, const bench_opts *o);
 long run_startup(const bench_case *c, const bench_opts *o);
+long run_pack(const bench_case *c, const bench_opts *o); /* pack_* */
 
 /* MPI_Init timing captured by main before anything else happens. */
 extern double bench_init_seconds;

@@ -1,6 +1,7 @@
 /* empi-bench entry point: the case table and the dispatch to each case. */
 #include "bench.h"
 #include "coll_ops.h"
+#include "dtype_layout.h"
 #include "rma_ops.h"
 
 #include <string.h>
@@ -15,6 +16,7 @@ static const bench_case cases[] = {
     {"latency", KIND_PT2PT, run_latency, 0, "ping-pong latency (one-way = half round trip)"},
     {"bw", KIND_PT2PT, run_bw, 0, "unidirectional bandwidth (window of Isend, then ack)"},
     {"bibw", KIND_PT2PT, run_bw, 1, "bidirectional bandwidth"},
+    {"vector_bw", KIND_PT2PT, run_bw, 2, "bandwidth of a vector type on both sides (256 B blocks, stride 512)"},
     {"mbw_mr", KIND_PT2PT, run_multi, 0, "multi-pair bandwidth and message rate"},
     {"multi_lat", KIND_PT2PT, run_multi, 1, "multi-pair latency"},
     COLL("barrier", OP_BARRIER, "barrier latency"),
@@ -39,6 +41,11 @@ static const bench_case cases[] = {
     {"put_bw", KIND_RMA, run_rma, RMA_PUT_BW, "MPI_Put bandwidth (window of puts per sync)"},
     {"get_bw", KIND_RMA, run_rma, RMA_GET_BW, "MPI_Get bandwidth"},
     {"acc_latency", KIND_RMA, run_rma, RMA_ACC_LAT, "MPI_Accumulate latency (MPI_INT, MPI_SUM)"},
+    {"pack_vec8", KIND_DATATYPE, run_pack, 8, "MPI_Pack/MPI_Unpack vs memcpy: vector, 8 B blocks, stride 16"},
+    {"pack_vec64", KIND_DATATYPE, run_pack, 64, "pack/unpack of a vector, 64 B blocks, stride 128"},
+    {"pack_vec256", KIND_DATATYPE, run_pack, 256, "pack/unpack of a vector, 256 B blocks, stride 512"},
+    {"pack_vec1024", KIND_DATATYPE, run_pack, 1024, "pack/unpack of a vector, 1 KiB blocks, stride 2 KiB"},
+    {"pack_indexed", KIND_DATATYPE, run_pack, DT_INDEXED, "pack/unpack of an indexed type (irregular, fixed seed)"},
     {"init", KIND_STARTUP, run_startup, 0, "MPI_Init time"},
     {"hello", KIND_STARTUP, run_startup, 1, "hello-world run time (process start to finalize)"},
 };

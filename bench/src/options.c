@@ -184,6 +184,7 @@ void opts_apply_defaults(bench_opts *o, const bench_case *c)
     case KIND_PT2PT: break;
     case KIND_COLL: case KIND_NBC: dmax = (size_t)1 << 20; diters = 1000; dwarm = 100; break;
     case KIND_RMA: break;
+    case KIND_DATATYPE: break;
     case KIND_STARTUP: dmin = dmax = 0; diters = 1; dwarm = 0; break;
     }
     if (!o->min_set) o->min_size = dmin;

@@ -21,11 +21,7 @@ static long run_mbw_mr(const bench_case *c, const bench_opts *o, int rank, int n
     report_begin(o, c, "multiple bandwidth / message rate test", cols, 2, "bandwidth_MBps");
     report_note("Pairs: %d, window size: %d", half, o->window);
 
-    size_t slot = o->max_size ? o->max_size : 1;
-    size_t bytes = (size_t)o->window * slot;
-    if (bytes > ((size_t)64 << 20) + slot) /* matches bw_window's cap */
-        bytes = ((size_t)64 << 20) + slot;
-    char *buf = bench_alloc(bytes);
+    char *buf = bench_alloc(bw_window_bytes(o, o->max_size ? o->max_size : 1));
     MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)o->window);
     if (!reqs)
         bench_die("out of memory");

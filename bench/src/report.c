@@ -21,7 +21,7 @@ typedef struct {
 static struct {
     const bench_opts *o;
     const bench_case *c;
-    const char *title;
+    char title[160]; /* a copy: callers may pass a stack buffer */
     const char *primary;
     report_col cols[MAX_COLS];
     int ncols;
@@ -58,6 +58,7 @@ static const char *kind_name(enum case_kind k)
     case KIND_NBC: return "nonblocking-collective";
     case KIND_RMA: return "one-sided";
     case KIND_STARTUP: return "startup";
+    case KIND_DATATYPE: return "datatype";
     }
     return "?";
 }
@@ -83,7 +84,7 @@ void report_begin(const bench_opts *o, const bench_case *c, const char *title,
 {
     R.o = o;
     R.c = c;
-    R.title = title;
+    snprintf(R.title, sizeof R.title, "%s", title);
     R.primary = primary;
     R.header_done = 0;
     R.ncols = ncols < MAX_COLS ? ncols : MAX_COLS;

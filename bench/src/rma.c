@@ -183,9 +183,7 @@ long run_rma(const bench_case *c, const bench_opts *o)
     MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &r.comm);
 
     size_t slot = o->max_size ? o->max_size : sizeof(int32_t);
-    size_t bytes = is_bw(op) ? (size_t)o->window * slot : slot;
-    if (bytes > ((size_t)64 << 20) + slot) /* same cap as bw_window */
-        bytes = ((size_t)64 << 20) + slot;
+    size_t bytes = is_bw(op) ? bw_window_bytes(o, slot) : slot;
     if (r.comm != MPI_COMM_NULL) {
         MPI_Comm_rank(r.comm, &r.me);
         r.peer = 1 - r.me;

@@ -12,4 +12,6 @@ rm -f "$out"/*.json
 "$mpiexec" -n 2 "$bench" iallreduce -m 4:64 -i 10 -x 2 -c -f --json "$out/iallreduce.json"
 "$mpiexec" -n 2 "$bench" put_bw -s pscw -m 1:64 -i 10 -x 2 -c --json "$out/put_bw.json"
 "$mpiexec" -n 2 "$bench" init --json "$out/init.json"
+"$mpiexec" -n 1 "$bench" pack_indexed -m 1:4K -i 10 -x 2 -c --json "$out/pack_indexed.json"
+"$mpiexec" -n 2 "$bench" vector_bw -m 1:4K -i 10 -x 2 -c --json "$out/vector_bw.json"
 exec "$py" "$here/validate_json.py" "$out"/*.json

@@ -107,6 +107,21 @@ class MediansAndRatios(unittest.TestCase):
         self.assertTrue(cmp.lower_is_better("latency_us"))
         self.assertFalse(cmp.lower_is_better("bandwidth_MBps"))
         self.assertFalse(cmp.lower_is_better("message_rate"))
+        for key in ("pack_MBps", "unpack_MBps", "memcpy_MBps", "pack_vs_memcpy", "unpack_vs_memcpy"):
+            self.assertFalse(cmp.lower_is_better(key), key)
+
+    def test_pack_case_report(self):
+        with open(os.path.join(DATA, "pack_vec256.json")) as f:
+            ours = json.load(f)
+        peer = copy.deepcopy(ours)
+        for row in peer["results"]:
+            row["pack_MBps"] = 2 * row["pack_MBps"]
+        agg = cmp.aggregate([(cmp.OURS, ours), ("mpich", peer)])
+        self.assertEqual(agg["pack_vec256"]["metric"], "pack_MBps")
+        self.assertEqual(agg["pack_vec256"]["sizes"], [256, 512, 1024, 2048, 4096])
+        md = cmp.render_markdown(agg)
+        self.assertIn("## pack_vec256 (pack_MBps, higher is better)", md)
+        self.assertIn("| 1K | 7490.9 | 14981.7 | mpich | 0.50 |", md)
 
     def test_best_peer_by_direction(self):
         vals = {"mpich": 2.0, "openmpi": 1.0, "impi": None}
@@ -160,7 +175,7 @@ class CaseListsInSync(unittest.TestCase):
         with open(os.path.join(ROOT, "bench", "CMakeLists.txt")) as f:
             cm = f.read()
         listed = set()
-        for var in ("PT2PT", "COLL", "RMA", "STARTUP"):
+        for var in ("PT2PT", "COLL", "RMA", "STARTUP", "DATATYPE"):
             m = re.search(r"set\(EMPI_BENCH_%s_CASES([^)]*)\)" % var, cm)
             self.assertIsNotNone(m, var)
             listed |= set(m.group(1).split())

@@ -64,7 +64,7 @@ static int start_transports(void)
 
 static int is_network(const empi_transport_t *tp)
 {
-    return tp == &empi_transport_tcp || tp == &empi_transport_udp;
+    return tp == &empi_transport_tcp || tp == &empi_transport_udp || tp == &empi_transport_ofi;
 }
 
 /* The transport that reaches world rank `peer`, or NULL. Between hosts, net_select decides. */

@@ -13,7 +13,7 @@
 
 #include "core/tunables.h"
 
-typedef enum { NET_TCP, NET_UDP, NET_HYBRID } net_mode_t;
+typedef enum { NET_TCP, NET_UDP, NET_HYBRID, NET_OFI } net_mode_t;
 
 static struct {
     net_mode_t mode;
@@ -21,6 +21,21 @@ static struct {
     int all_tcp;      /* hybrid with few enough remote peers */
     int node_radius;  /* hybrid: tcp to hosts at most this far on the ring */
 } sel;
+
+/* auto: libfabric only if it drives RDMA hardware on every host (ranks agree through the bootstrap). */
+static int every_host_has_rdma(void)
+{
+    unsigned char mine = (unsigned char)empi_ofi_rdma_present();
+    if (empi_boot_put("net-rdma", &mine, 1) != 0 || empi_boot_fence() != 0)
+        return 0;
+    for (int r = 0; r < sel.size; r++) {
+        unsigned char theirs = 0;
+        size_t len;
+        if (empi_boot_get(r, "net-rdma", &theirs, 1, &len) != 0 || !theirs)
+            return 0;
+    }
+    return 1;
+}
 
 int empi_net_select_init(const empi_boot_info_t *boot)
 {
@@ -32,14 +47,18 @@ int empi_net_select_init(const empi_boot_info_t *boot)
         sel.mode = NET_UDP;
     else if (!strcmp(t, "hybrid"))
         sel.mode = NET_HYBRID;
-    else {
-        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s: expected tcp, udp or hybrid\n", t);
+    else if (!strcmp(t, "ofi"))
+        sel.mode = NET_OFI;
+    else if (strcmp(t, "auto")) {
+        fprintf(stderr, "EtherMPI: EMPI_TRANSPORT=%s: expected tcp, udp, hybrid, ofi or auto\n", t);
         return -1;
     }
     sel.me = boot->rank;
     sel.size = boot->size;
     sel.my_node = boot->node_id;
     sel.num_nodes = boot->num_nodes;
+    if (!strcmp(t, "auto"))
+        sel.mode = sel.num_nodes > 1 && every_host_has_rdma() ? NET_OFI : NET_TCP;
     if (sel.mode != NET_HYBRID || sel.num_nodes < 2)
         return 0;
 
@@ -70,7 +89,8 @@ int empi_net_uses_tcp(int peer)
         return 0;
     switch (sel.mode) {
     case NET_TCP: return 1;
-    case NET_UDP: return 0;
+    case NET_UDP:
+    case NET_OFI: return 0;
     default: break;
     }
     if (sel.all_tcp)
@@ -84,7 +104,7 @@ int empi_net_uses_tcp(int peer)
 int empi_net_uses_udp(int peer)
 {
     int node = empi_boot_node_of(peer);
-    return node >= 0 && node != sel.my_node && !empi_net_uses_tcp(peer);
+    return node >= 0 && node != sel.my_node && sel.mode != NET_OFI && !empi_net_uses_tcp(peer);
 }
 
 int empi_net_transports(empi_transport_t **out, int max)
@@ -92,6 +112,10 @@ int empi_net_transports(empi_transport_t **out, int max)
     int n = 0;
     if (sel.num_nodes < 2)
         return 0;
+    if (sel.mode == NET_OFI) {
+        out[n++] = &empi_transport_ofi;
+        return n;
+    }
     if (sel.mode != NET_UDP && n < max)
         out[n++] = &empi_transport_tcp;
     /* Hybrid with few enough peers is all tcp: udp is not even started (the rule is job-wide). */
@@ -102,6 +126,9 @@ int empi_net_transports(empi_transport_t **out, int max)
 
 empi_transport_t *empi_net_transport_for(int peer)
 {
+    int node = empi_boot_node_of(peer);
+    if (sel.mode == NET_OFI && node >= 0 && node != sel.my_node)
+        return &empi_transport_ofi;
     if (empi_net_uses_tcp(peer))
         return &empi_transport_tcp;
     if (empi_net_uses_udp(peer))
@@ -146,3 +173,38 @@ __attribute__((weak)) empi_transport_t empi_transport_udp = {
     .progress = udp_missing_noop,
     .am_send = udp_missing_send,
 };
+
+/* Stand-ins when libfabric was not found at build time: EMPI_TRANSPORT=ofi fails at init, auto
+   finds no RDMA provider, empi-info says libfabric is absent. */
+static int ofi_missing_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
+{
+    (void)deliver;
+    /* Every rank says it: the first to fail may end the job before rank 0 has printed. */
+    fprintf(stderr, "EtherMPI: rank %d: EMPI_TRANSPORT=%s needs the ofi transport, which this build lacks "
+            "(libfabric was not found when it was built)\n", boot->rank, empi_tunables.transport);
+    return EMPI_ERROR;
+}
+
+__attribute__((weak)) empi_transport_t empi_transport_ofi = {
+    .name = "ofi",
+    .init = ofi_missing_init,
+    .finalize = udp_missing_noop,
+    .reaches = udp_missing_reaches,
+    .progress = udp_missing_noop,
+    .am_send = udp_missing_send,
+};
+
+__attribute__((weak)) int empi_ofi_rdma_present(void)
+{
+    return 0;
+}
+
+__attribute__((weak, visibility("default"))) int
+empi_info_ofi_providers(void (*cb)(const char *prov, const char *fabric, const char *domain, int rdma),
+                        char *chosen, size_t chosen_len)
+{
+    (void)cb;
+    if (chosen_len)
+        snprintf(chosen, chosen_len, "none (built without libfabric)");
+    return -1;
+}

@@ -86,5 +86,6 @@ extern empi_transport_t empi_transport_shm;
 /* To other hosts (which one reaches a given peer: transport/net_select.h). */
 extern empi_transport_t empi_transport_tcp;
 extern empi_transport_t empi_transport_udp; /* a stub that fails init when udp/ is not built */
+extern empi_transport_t empi_transport_ofi; /* libfabric; a stub likewise when ofi/ is not built */
 
 #endif

@@ -6,7 +6,11 @@
 #                  the network transport carries traffic between them (runs anywhere)
 #   MODE netns     four network namespaces joined by veth pairs to a bridge, each entered with a
 #                  hostname of its own; needs root and iproute2, else the suite is skipped (77)
-#   TRANSPORT      tcp, udp or hybrid (EMPI_TRANSPORT); skipped when this build lacks it
+#   TRANSPORT      tcp, udp or hybrid (EMPI_TRANSPORT); skipped when this build lacks it; or
+#                  ofi-tcp, ofi-rxm, ofi-rxd: EMPI_TRANSPORT=ofi over libfabric's provider tcp,
+#                  "tcp;ofi_rxm" or "udp;ofi_rxd" (a shorter program list: libfabric takes about
+#                  a second to load in every rank), ofi-rxd-loss: the same with 1% of datagrams
+#                  dropped in every namespace (nftables; netns only)
 # Everything the suite creates (namespaces, links, files) is removed on every exit path.
 set -u
 mode=$1
@@ -26,6 +30,38 @@ export EMPI_TRANSPORT=$transport
 # Hybrid with at most 2 tcp peers per rank: with one rank per host, hosts next to each other on
 # the ring talk tcp and the others udp, so both halves of hybrid carry traffic.
 [ "$transport" = hybrid ] && export EMPI_HYBRID_TCP_PEERS=2
+quick=0
+loss=0
+case $transport in
+    ofi-*)
+        export EMPI_TRANSPORT=ofi
+        quick=1
+        case $transport in
+            ofi-tcp) export EMPI_OFI_PROVIDER=tcp ;;
+            ofi-rxm) export EMPI_OFI_PROVIDER="tcp;ofi_rxm" ;;
+            ofi-rxd) export EMPI_OFI_PROVIDER="udp;ofi_rxd" ;;
+            ofi-rxd-loss) export EMPI_OFI_PROVIDER="udp;ofi_rxd"; loss=1 ;;
+            *) fail "unknown transport $transport" ;;
+        esac
+        # Loopback hosts all share this machine's addresses: bind libfabric to one.
+        [ "$mode" = loopback ] && export EMPI_NET_ADDR=127.0.0.1
+        ;;
+esac
+if [ "$loss" = 1 ]; then
+    [ "$mode" = netns ] || skip "datagram loss is emulated in network namespaces only"
+    command -v nft >/dev/null || skip "no nft (nftables)"
+    for ns in "${namespaces[@]}"; do
+        ip netns exec "$ns" nft -f - <<'NFT' || skip "nftables unusable in namespaces"
+table inet emloss {
+    chain out {
+        type filter hook output priority 0;
+        meta l4proto udp numgen random mod 100 0 drop
+    }
+}
+NFT
+    done
+    echo "dropping 1% of outgoing udp datagrams in every namespace"
+fi
 # Every "host" shares this machine's few cores, which no rank can see from its own host's rank
 # count: have waiting ranks give their core away as on an oversubscribed host.
 export EMPI_YIELD=always
@@ -57,6 +93,15 @@ fi
 
 mpi=$build/tests/mpi
 started=$(date +%s)
+if [ "$quick" = 1 ]; then
+    expect_pass 3 3 "$mpi/pt2pt_order"
+    expect_pass 3 3 "$mpi/pt2pt_modes"
+    expect_pass 2 4 "$mpi/coll_smoke"
+    expect_pass 2 4 "$build/tests/mpi_dt/dt_pt2pt"
+    expect_pass 2 2 "$mpi/pt2pt_large" 16777216
+    echo "done in $(($(date +%s) - started)) s"
+    exit 0
+fi
 # One rank per host (network only), then two per host (shared memory and network mixed).
 for prog in pt2pt_order pt2pt_any pt2pt_probe pt2pt_modes pt2pt_sendrecv pt2pt_isendrecv \
             pt2pt_persistent pt2pt_completion pt2pt_truncate pt2pt_status pt2pt_cancel pt2pt_bsend \

@@ -14,6 +14,9 @@ typedef struct empi_info_tunable {
 } empi_info_tunable_t;
 int empi_info_tunable_count(void);
 int empi_info_tunable_get(int i, empi_info_tunable_t *out);
+/* Exported by the ofi netmod (src/transport/ofi/ofi_provider.c); -1 when built without libfabric. */
+int empi_info_ofi_providers(void (*cb)(const char *prov, const char *fabric, const char *domain, int rdma),
+                            char *chosen, size_t chosen_len);
 
 static void print_version(void)
 {
@@ -27,6 +30,44 @@ static void print_version(void)
     printf("ABI:            MPI standard ABI %d.%d (libmpi_abi.so.1)\n", abi_major, abi_minor);
     printf("Transports:     self, shm (shared memory, CMA single-copy when permitted);\n"
            "                other hosts: EMPI_TRANSPORT = tcp, udp or hybrid (docs/NETWORK.md)\n");
+}
+
+/* One line per provider listing its domains (network interfaces for the socket providers). */
+static struct {
+    char prov[64], domains[512];
+    int rdma;
+} provs[32];
+static int nprovs;
+
+static void add_provider(const char *prov, const char *fabric, const char *domain, int rdma)
+{
+    (void)fabric;
+    int i = 0;
+    while (i < nprovs && strcmp(provs[i].prov, prov))
+        i++;
+    if (i == nprovs) {
+        if (nprovs == (int)(sizeof provs / sizeof provs[0]))
+            return;
+        snprintf(provs[nprovs].prov, sizeof provs[0].prov, "%s", prov);
+        provs[nprovs++].rdma = rdma;
+    }
+    char *d = provs[i].domains;
+    size_t used = strlen(d);
+    if (!strstr(d, domain) && used + strlen(domain) + 3 < sizeof provs[0].domains)
+        snprintf(d + used, sizeof provs[0].domains - used, "%s%s", used ? ", " : "", domain);
+}
+
+/* What libfabric offers here (reliable-datagram endpoints) and what EMPI_TRANSPORT=ofi would open. */
+static void print_ofi(void)
+{
+    char chosen[256] = "";
+    printf("\nlibfabric providers (FI_EP_RDM; EMPI_TRANSPORT=ofi, EMPI_OFI_PROVIDER):\n");
+    int n = empi_info_ofi_providers(add_provider, chosen, sizeof chosen);
+    if (n == 0)
+        printf("  none\n");
+    for (int i = 0; i < nprovs; i++)
+        printf("  %-14s%s domains: %s\n", provs[i].prov, provs[i].rdma ? " (RDMA)" : "", provs[i].domains);
+    printf("  a job with EMPI_TRANSPORT=ofi would use: %s\n", chosen);
 }
 
 static void print_tunables(int verbose)
@@ -87,6 +128,7 @@ int main(int argc, char **argv)
         return 0;
     }
     print_version();
+    print_ofi();
     print_tunables(!brief);
     print_pvars(!brief);
     return 0;

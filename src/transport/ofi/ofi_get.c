@@ -1,0 +1,134 @@
+/*
+ * get() for single-copy rendezvous: an RDMA read (fi_read) of the sender's buffer.
+ *
+ * The interface hands us only the remote address, while a read needs the remote key of a
+ * registration covering it. So the reader asks the owner: KEY_REQ (address, length) -> the owner
+ * registers the range through its cache and answers KEY_REP (key, the address to use under its
+ * FI_MR_VIRT_ADDR mode, a handle) -> the reader issues fi_read and, once it completed, sends KEY_REL
+ * so the owner drops its reference. KEY_REL leaves before the layer above's FIN (FIFO per pair),
+ * so the owner's registration is released before its send request completes and the user may free
+ * the buffer. If the owner cannot register, KEY_REP says so and get() fails: the layer above
+ * falls back to its copy pipeline (CTS + DATA).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/tunables.h"
+#include "transport/ofi/ofi_internal.h"
+
+typedef struct {
+    struct fi_context2 ctx; /* first: the completion's op_context is its address */
+    volatile int done;
+    int err;
+} ofi_read_t;
+
+/* The reply awaited by the (single, blocking) get in progress. */
+static struct {
+    uint64_t token;
+    volatile int arrived;
+    ofi_key_rep_t rep;
+} wait_key;
+
+static ofi_read_t *current_read;
+
+int empi_ofi_is_read_ctx(void *ctx)
+{
+    return ctx && ctx == (void *)current_read;
+}
+
+void empi_ofi_on_read_done(void *ctx, int err)
+{
+    ofi_read_t *r = ctx;
+    r->err = err;
+    r->done = 1;
+}
+
+void empi_ofi_on_key_req(int src, const ofi_key_req_t *req)
+{
+    ofi_key_rep_t rep;
+    memset(&rep, 0, sizeof rep);
+    rep.h.src = (uint32_t)O.me;
+    rep.h.kind = OFI_PKT_KEY_REP;
+    rep.token = req->token;
+    empi_ofi_mr_t *mr = NULL;
+    const void *addr = (const void *)(uintptr_t)req->addr;
+    if (empi_ofi_mr_acquire(addr, (size_t)req->len, FI_REMOTE_READ, &mr) == 0) {
+        rep.ok = 1;
+        rep.key = empi_ofi_mr_key(mr);
+        rep.raddr = empi_ofi_mr_raddr(mr, addr);
+        rep.handle = (uint64_t)(uintptr_t)mr;
+    }
+    if (empi_ofi_send_ctrl(src, &rep, sizeof rep) != EMPI_OK && mr)
+        empi_ofi_mr_release(mr);
+}
+
+void empi_ofi_on_key_rep(const ofi_key_rep_t *rep)
+{
+    if (rep->token != wait_key.token || wait_key.arrived)
+        return;
+    wait_key.rep = *rep;
+    wait_key.arrived = 1;
+}
+
+static int ask_key(int peer, const void *remote, size_t len)
+{
+    ofi_key_req_t req = {.h = {.src = (uint32_t)O.me, .kind = OFI_PKT_KEY_REQ},
+                         .addr = (uint64_t)(uintptr_t)remote, .len = len, .token = ++O.next_token};
+    wait_key.token = req.token;
+    wait_key.arrived = 0;
+    if (empi_ofi_send_ctrl(peer, &req, sizeof req) != EMPI_OK)
+        return -1;
+    empi_ofi_wait_reply(&wait_key.arrived);
+    return wait_key.rep.ok ? 0 : -1;
+}
+
+static void release_key(int peer)
+{
+    ofi_key_rel_t rel = {.h = {.src = (uint32_t)O.me, .kind = OFI_PKT_KEY_REL}, .handle = wait_key.rep.handle};
+    empi_ofi_send_ctrl(peer, &rel, sizeof rel);
+}
+
+/* fi_read of the whole range, in pieces the provider accepts; 0 or a libfabric error. */
+static int read_range(int peer, char *local, void *desc, size_t len)
+{
+    size_t max = O.info->ep_attr->max_msg_size ? O.info->ep_attr->max_msg_size : len;
+    for (size_t off = 0; off < len;) {
+        size_t n = len - off < max ? len - off : max;
+        ofi_read_t r;
+        memset(&r, 0, sizeof r);
+        current_read = &r;
+        ssize_t rc;
+        while ((rc = fi_read(O.ep, local + off, n, desc, O.addr[peer], wait_key.rep.raddr + off,
+                             wait_key.rep.key, &r)) == -FI_EAGAIN) {
+            O.depth++;
+            empi_ofi_poll();
+            O.depth--;
+        }
+        if (!rc)
+            empi_ofi_wait_reply(&r.done);
+        current_read = NULL;
+        if (rc || r.err) {
+            empi_ofi_warn("fi_read", rc ? (int)rc : r.err);
+            return rc ? (int)rc : -r.err;
+        }
+        off += n;
+    }
+    return 0;
+}
+
+int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
+{
+    if (!O.up || O.addr[peer] == FI_ADDR_NOTAVAIL || current_read)
+        return EMPI_ERROR;
+    empi_ofi_mr_t *lmr = NULL;
+    if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, FI_READ, &lmr) != 0)
+        return EMPI_ERROR;
+    int rc = EMPI_ERROR;
+    if (ask_key(peer, remote, len) == 0) {
+        rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len) == 0 ? EMPI_OK : EMPI_ERROR;
+        O.reads += rc == EMPI_OK;
+        release_key(peer);
+    }
+    empi_ofi_mr_release(lmr);
+    return rc;
+}
