@@ -59,6 +59,18 @@ int empi_boot_get(int rank, const char *key, void *val, size_t maxlen, size_t *l
     return 0;
 }
 
+static void (*fence_hook)(void);
+
+void empi_boot_set_fence_hook(void (*hook)(void))
+{
+    fence_hook = hook;
+}
+
+void (*empi_boot_fence_hook(void))(void)
+{
+    return fence_hook;
+}
+
 int empi_boot_fence(void)
 {
     return ops ? ops->fence() : -1;

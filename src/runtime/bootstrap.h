@@ -33,4 +33,10 @@ void empi_boot_abort(int errorcode, const char *msg);    /* ask the launcher to 
 int  empi_boot_finalize(void);                            /* tell the launcher this rank finalized cleanly; closes connection */
 int  empi_boot_node_of(int rank);                         /* host index of a world rank (from info exchanged at init) */
 
+/* While a fence waits for the other ranks, call `hook` about every millisecond (NULL: just block).
+ * A transport with its own reliability sets it, so a rank waiting in a fence still answers its
+ * peers' retransmissions and they can reach the fence too. */
+void empi_boot_set_fence_hook(void (*hook)(void));
+void (*empi_boot_fence_hook(void))(void);
+
 #endif

@@ -264,6 +264,12 @@ static int launcher_fence(void)
     if (send_msg(EMPI_BOOT_FENCE, pending, pending_len, NULL, 0) != 0)
         return -1;
     pending_len = 0;
+    /* Keep the fence hook running until the reply starts to arrive. */
+    for (void (*hook)(void) = empi_boot_fence_hook(); hook; hook()) {
+        struct pollfd pfd = {.fd = sock_fd, .events = POLLIN};
+        if (poll(&pfd, 1, 1) != 0)
+            break;
+    }
     uint32_t type, len;
     unsigned char *reply;
     if (recv_msg(&type, &reply, &len) != 0)
