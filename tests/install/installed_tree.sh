@@ -29,7 +29,8 @@ if command -v pkg-config >/dev/null; then
     cc "$src/hello.c" $pcflags -o "$work/hello_pc" || fail "cannot build with pkg-config mpi flags: $pcflags"
     "$prefix/bin/mpiexec" -n 2 "$work/hello_pc" | grep -q '^PASS: 2 ranks' || fail "program built with pkg-config flags"
 fi
-"$prefix/bin/empi-info" | grep -q EMPI_EAGER_LIMIT || fail "empi-info does not list the tunables"
+info=$("$prefix/bin/empi-info") || fail "empi-info failed"
+grep -q EMPI_EAGER_LIMIT <<<"$info" || fail "empi-info does not list the tunables"
 
 cmake -S "$src" -B "$work/user" -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec" \
     >"$work/user-configure.log" 2>&1 || { cat "$work/user-configure.log"; fail "find_package(MPI) project did not configure"; }
