@@ -135,6 +135,16 @@ static int status_type(const char *fname, const MPI_Status *status, MPI_Datatype
     return MPI_SUCCESS;
 }
 
+/* The checks every count query makes: status and datatype as above, and the output pointer. */
+static int query_args(const char *fname, const MPI_Status *status, MPI_Datatype h, const void *count,
+                      empi_datatype_t **dt)
+{
+    EMPI_CHECK(status_type(fname, status, h, dt));
+    if (!count)
+        return empi_err_noobj(MPI_ERR_ARG, "%s: count is NULL", fname);
+    return MPI_SUCCESS;
+}
+
 static MPI_Count count_of(const MPI_Status *status, const empi_datatype_t *dt)
 {
     MPI_Count bytes = empi_status_bytes(status);
@@ -152,9 +162,7 @@ EMPI_WEAK_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(status_type("MPI_Get_count", status, datatype, &dt));
-    if (!count)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Get_count: count is NULL");
+    EMPI_CHECK(query_args("MPI_Get_count", status, datatype, count, &dt));
     *count = to_int(count_of(status, dt));
     return MPI_SUCCESS;
 }
@@ -163,9 +171,7 @@ EMPI_WEAK_ALIAS(Get_count_c)
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(status_type("MPI_Get_count_c", status, datatype, &dt));
-    if (!count)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Get_count_c: count is NULL");
+    EMPI_CHECK(query_args("MPI_Get_count_c", status, datatype, count, &dt));
     *count = count_of(status, dt);
     return MPI_SUCCESS;
 }
@@ -180,9 +186,7 @@ EMPI_WEAK_ALIAS(Get_elements)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(status_type("MPI_Get_elements", status, datatype, &dt));
-    if (!count)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Get_elements: count is NULL");
+    EMPI_CHECK(query_args("MPI_Get_elements", status, datatype, count, &dt));
     *count = to_int(elements_of(status, dt));
     return MPI_SUCCESS;
 }
@@ -191,9 +195,7 @@ EMPI_WEAK_ALIAS(Get_elements_c)
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(status_type("MPI_Get_elements_c", status, datatype, &dt));
-    if (!count)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Get_elements_c: count is NULL");
+    EMPI_CHECK(query_args("MPI_Get_elements_c", status, datatype, count, &dt));
     *count = elements_of(status, dt);
     return MPI_SUCCESS;
 }
@@ -202,9 +204,7 @@ EMPI_WEAK_ALIAS(Get_elements_x)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(status_type("MPI_Get_elements_x", status, datatype, &dt));
-    if (!count)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Get_elements_x: count is NULL");
+    EMPI_CHECK(query_args("MPI_Get_elements_x", status, datatype, count, &dt));
     *count = elements_of(status, dt);
     return MPI_SUCCESS;
 }
