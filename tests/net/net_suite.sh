@@ -159,9 +159,12 @@ grep -Eq "rank [23] \(pid [0-9]+ on host $victim\) killed by signal 9" "$tmp/err
 echo "ok   killing host $victim's ranks ends the job: $(grep -m1 'killed by' "$tmp/err")"
 
 if [ "$mode" = netns ]; then
+    rm -f "$tmp/pids/${prefix}h2"
     hold_job
-    # The whole host goes: every process in its namespace (proxy, ranks) dies at once.
-    kill -9 $(ip netns pids "${prefix}h2")
+    # The whole host goes: every process in its namespace (proxy, ranks) dies at once. The proxy's
+    # pid comes from the rsh stand-in, the ranks' from their output; `ip netns pids` adds the rest.
+    pids="$(cat "$tmp/pids/${prefix}h2") $(awk '$1 == "rank" && ($2 == 2 || $2 == 3) {print $4}' "$tmp/out")"
+    kill -9 $pids $(ip netns pids "${prefix}h2") 2>/dev/null
     end_of_job "host $victim died"
     grep -Eq "(lost contact with host $victim|on host $victim\) killed)" "$tmp/err" ||
         fail "no message naming host $victim"

@@ -49,7 +49,9 @@ setup_netns() {
             ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || fail "namespace $ns setup"
         hosts+=("$subnet.$i")
     done
-    export EMPI_LAUNCHER_RSH="$here/netns_rsh.sh" NET_PREFIX="$prefix" NET_SUBNET="$subnet"
+    mkdir -p "$tmp/pids"
+    export EMPI_LAUNCHER_RSH="$here/netns_rsh.sh" NET_PREFIX="$prefix" NET_SUBNET="$subnet" \
+        NET_PIDDIR="$tmp/pids"
     unset EMPI_BOOTSTRAP_ADDR
 }
 
