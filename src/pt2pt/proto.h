@@ -52,9 +52,12 @@ typedef struct empi_hdr_rts {
     uint64_t addr;
 } empi_hdr_rts_t;
 
+#define EMPI_CTS_BULK 0x1       /* send the DATA packets on the transport's bulk channel */
+
 typedef struct empi_hdr_cts {
     uint8_t type;
-    uint8_t reserved[7];
+    uint8_t flags;
+    uint8_t reserved[6];
     uint64_t sreq;
     uint64_t rreq;
 } empi_hdr_cts_t;

@@ -13,6 +13,7 @@ enum {
     EMPI_SEND_RTS_QUEUED,        /* waiting to send its RTS */
     EMPI_SEND_WAIT_ACK,          /* RTS or sync eager sent: waiting for FIN/CTS/SYNC_ACK */
     EMPI_SEND_DATA,              /* streaming DATA packets after a CTS */
+    EMPI_SEND_DATA_BULK,         /* the same on the transport's bulk channel (CTS said so) */
 };
 
 /* Recv request protocol states. */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/tunables.h"
@@ -36,7 +37,7 @@ static void unpack_into(empi_request_t *req, uint64_t offset, const void *data, 
     if (offset + len > cap)
         len = cap - offset;
     if (req->dt->is_contig)
-        memcpy((char *)req->buf + req->dt->true_lb + offset, data, len);
+        empi_copy((char *)req->buf + req->dt->true_lb + offset, data, len);
     else
         empi_dt_unpack(req->buf, req->count, req->dt, (MPI_Count)offset, data, (MPI_Count)len);
 }
@@ -83,7 +84,14 @@ static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_
     req->bytes = bytes;
     req->done_bytes = 0;
     req->proto_state = EMPI_RECV_DATA;
-    empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS, .sreq = sreq, .rreq = (uint64_t)(uintptr_t)req};
+    req->world_peer = world_src;
+    /* The receiver picks the channel and says so in the CTS: the two sides cannot disagree. */
+    empi_transport_t *tp = empi_p2p.peer_tp[world_src];
+    req->bulk = tp->bulk_max_packet != 0 && bytes >= empi_tunables.bulk_threshold;
+    if (req->bulk)
+        tp->bulk_expect(world_src, +1);
+    empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS, .flags = req->bulk ? EMPI_CTS_BULK : 0, .sreq = sreq,
+                          .rreq = (uint64_t)(uintptr_t)req};
     empi_send_ctrl(world_src, &cts, sizeof cts);
 }
 
@@ -160,7 +168,7 @@ static void store_unexpected(int world_src, const empi_hdr_match_t *m, const voi
         msg->bytes = payload;
         if (m->type == EMPI_PKT_EAGER_SYNC)
             msg->sreq = ((const empi_hdr_eager_sync_t *)pkt)->sreq;
-        memcpy(msg->data, (const char *)pkt + hdr_len, payload);
+        empi_copy(msg->data, (const char *)pkt + hdr_len, payload);
     }
     empi_unexpected_append(&empi_p2p.unexpected, msg);
     empi_pt2pt_stats.unexpected++;
@@ -201,8 +209,11 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
     size_t n = len - sizeof *hdr;
     unpack_into(req, hdr->offset, hdr + 1, n);
     req->done_bytes += n;
-    if (req->done_bytes >= req->bytes)
+    if (req->done_bytes >= req->bytes) {
+        if (req->bulk)
+            empi_p2p.peer_tp[req->world_peer]->bulk_expect(req->world_peer, -1);
         empi_request_set_complete(req);
+    }
 }
 
 void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
@@ -221,7 +232,7 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
         const empi_hdr_cts_t *cts = pkt;
         empi_request_t *req = (empi_request_t *)(uintptr_t)cts->sreq;
         req->remote_id = cts->rreq;
-        req->proto_state = EMPI_SEND_DATA;
+        req->proto_state = cts->flags & EMPI_CTS_BULK ? EMPI_SEND_DATA_BULK : EMPI_SEND_DATA;
         if (empi_p2p.outq[req->world_peer].head || empi_send_push(req) == EMPI_AGAIN)
             empi_outq_push_req(req->world_peer, req);
         break;

@@ -61,6 +61,7 @@ struct empi_request {
     const void *remote_addr;
     int world_peer;
     int proto_state;
+    int bulk;               /* rendezvous receive whose data comes on the bulk channel */
     void *tmp;              /* packed copy of a noncontiguous or buffered send */
     struct empi_unexpected *msg;  /* matched-probed message (MPI_Mprobe) */
 

@@ -75,10 +75,14 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
     return rc;
 }
 
-/* After a CTS: stream the message in DATA packets as fast as the transport takes them. */
-static int push_data(empi_request_t *req, empi_transport_t *tp)
+/*
+ * After a CTS: stream the message in DATA packets as fast as the transport takes them, on its bulk
+ * channel when the CTS asked for it (the receiver polls that channel until the data is in).
+ */
+static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
 {
-    size_t chunk = tp->max_packet - sizeof(empi_hdr_data_t);
+    int (*send)(int, const struct iovec *, int) = bulk ? tp->bulk_send : tp->am_send;
+    size_t chunk = (bulk ? tp->bulk_max_packet : tp->max_packet) - sizeof(empi_hdr_data_t);
     if (chunk > empi_tunables.rndv_chunk)
         chunk = empi_tunables.rndv_chunk;
     int contig = msg_is_contig(req);
@@ -92,7 +96,7 @@ static int push_data(empi_request_t *req, empi_transport_t *tp)
             empi_dt_pack(req->buf, req->count, req->dt, (MPI_Count)req->done_bytes, empi_p2p.scratch, (MPI_Count)n);
             iov[1].iov_base = empi_p2p.scratch;
         }
-        int rc = tp->am_send(req->world_peer, iov, 2);
+        int rc = send(req->world_peer, iov, 2);
         if (rc != EMPI_OK)
             return rc;
         req->done_bytes += n;
@@ -107,7 +111,8 @@ int empi_send_push(empi_request_t *req)
     switch (req->proto_state) {
     case EMPI_SEND_EAGER_QUEUED: return push_eager(req, tp);
     case EMPI_SEND_RTS_QUEUED: return push_rts(req, tp);
-    case EMPI_SEND_DATA: return push_data(req, tp);
+    case EMPI_SEND_DATA: return push_data(req, tp, 0);
+    case EMPI_SEND_DATA_BULK: return push_data(req, tp, 1);
     default: return EMPI_OK;
     }
 }

@@ -58,6 +58,17 @@ struct empi_transport {
     int (*am_send)(int peer, const struct iovec *iov, int iovcnt);
 
     /*
+     * Optional second channel for packets that need no order relative to any other packet
+     * (rendezvous data: each carries its request and offset), so a transport can give them bigger
+     * packets and their own buffers. bulk_max_packet 0 (or bulk_send NULL): no such channel. The
+     * receiver brackets every transfer it expects on it with bulk_expect(peer, +1) and (peer, -1)
+     * so the channel is polled only while a transfer is under way.
+     */
+    size_t bulk_max_packet;
+    int (*bulk_send)(int peer, const struct iovec *iov, int iovcnt);
+    void (*bulk_expect)(int peer, int delta);
+
+    /*
      * Single-copy read of `len` bytes at `remote` in `peer`'s address space into `local`.
      * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
      */

@@ -30,6 +30,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "core/copy.h"
+
 #define EMPI_RING_CELL 64u
 #define EMPI_RING_CELL_SHIFT 6
 #define EMPI_RING_HDR 8u                      /* header word at the start of a packet */
@@ -134,7 +136,7 @@ static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, in
     uint64_t at = pos & tx->mask;
     unsigned char *dst = tx->cells + (at << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
 

@@ -33,16 +33,31 @@ static size_t header_bytes(int local_size)
     return (raw + EMPI_SHM_PAGE - 1) / EMPI_SHM_PAGE * EMPI_SHM_PAGE;
 }
 
-static size_t segment_bytes(int local_size, size_t ring_bytes)
+static size_t rings_bytes(int local_size, size_t ring_bytes)
 {
-    size_t rings = (size_t)local_size * (size_t)(local_size - 1);
-    return header_bytes(local_size) + rings * empi_ring_shared_bytes(ring_bytes);
+    return ring_bytes ? (size_t)local_size * (size_t)(local_size - 1) * empi_ring_shared_bytes(ring_bytes) : 0;
+}
+
+static size_t segment_bytes(int local_size, size_t ring_bytes, size_t bulk_bytes)
+{
+    return header_bytes(local_size) + rings_bytes(local_size, ring_bytes) + rings_bytes(local_size, bulk_bytes);
+}
+
+static size_t pair_index(const empi_shm_segment_t *seg, int dst, int src)
+{
+    return (size_t)dst * (size_t)(seg->local_size - 1) + (size_t)(src < dst ? src : src - 1);
 }
 
 void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src)
 {
-    size_t index = (size_t)dst * (size_t)(seg->local_size - 1) + (size_t)(src < dst ? src : src - 1);
-    return (char *)seg->hdr + header_bytes(seg->local_size) + index * empi_ring_shared_bytes(seg->ring_bytes);
+    return (char *)seg->hdr + header_bytes(seg->local_size) +
+           pair_index(seg, dst, src) * empi_ring_shared_bytes(seg->ring_bytes);
+}
+
+void *empi_shm_segment_bulk(const empi_shm_segment_t *seg, int dst, int src)
+{
+    return (char *)seg->hdr + header_bytes(seg->local_size) + rings_bytes(seg->local_size, seg->ring_bytes) +
+           pair_index(seg, dst, src) * empi_ring_shared_bytes(seg->bulk_bytes);
 }
 
 static int map_fd(empi_shm_segment_t *seg, int fd)
@@ -58,11 +73,17 @@ static int map_fd(empi_shm_segment_t *seg, int fd)
  * tmpfs accepts a sparse file larger than its free space and later kills us with SIGBUS on first
  * touch (Docker gives /dev/shm 64 MiB), so check the room up front and say what to shrink.
  */
-static int room_for(const empi_shm_segment_t *seg)
+static int room_for(empi_shm_segment_t *seg)
 {
     struct statvfs fs;
     if (statvfs("/dev/shm", &fs) != 0 || (uint64_t)fs.f_bavail * fs.f_frsize >= seg->bytes)
         return 1;
+    if (seg->bulk_bytes) {
+        /* The bulk rings are a speed-up, not a need: without them large messages use the rings. */
+        seg->bulk_bytes = 0;
+        seg->bytes = segment_bytes(seg->local_size, seg->ring_bytes, 0);
+        return room_for(seg);
+    }
     fprintf(stderr, "EtherMPI: /dev/shm has %llu bytes free but the shared segment needs %zu; lower "
                     "EMPI_SHM_RING_BUDGET or EMPI_SHM_RING_SIZE, or enlarge /dev/shm\n",
             (unsigned long long)fs.f_bavail * fs.f_frsize, seg->bytes);
@@ -89,6 +110,7 @@ static int create_segment(empi_shm_segment_t *seg)
     if (rc != 0)
         return -1;
     seg->hdr->ring_bytes = seg->ring_bytes;
+    seg->hdr->bulk_bytes = seg->bulk_bytes;
     seg->hdr->local_size = seg->local_size;
     seg->hdr->magic = EMPI_SHM_MAGIC;
     return 0;
@@ -99,13 +121,20 @@ static int open_segment(empi_shm_segment_t *seg)
     int fd = shm_open(seg->name, O_RDWR, 0600);
     if (fd < 0)
         return -1;
+    /* The size comes from the file: only the creator knows whether the bulk rings fitted. */
     struct stat st;
-    int rc = fstat(fd, &st) == 0 && (size_t)st.st_size == seg->bytes ? map_fd(seg, fd) : -1;
+    int rc = -1;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= segment_bytes(seg->local_size, seg->ring_bytes, 0)) {
+        seg->bytes = (size_t)st.st_size;
+        rc = map_fd(seg, fd);
+    }
     close(fd);
     if (rc != 0)
         return -1;
+    seg->bulk_bytes = seg->hdr->bulk_bytes;
     if (seg->hdr->magic != EMPI_SHM_MAGIC || seg->hdr->ring_bytes != seg->ring_bytes ||
-        seg->hdr->local_size != seg->local_size) {
+        seg->hdr->local_size != seg->local_size ||
+        segment_bytes(seg->local_size, seg->ring_bytes, seg->bulk_bytes) != seg->bytes) {
         errno = EINVAL;  /* ranks disagree on geometry: different EMPI_SHM_* settings */
         return -1;
     }
@@ -121,13 +150,15 @@ static void touch_incoming(empi_shm_segment_t *seg, int me)
         *(volatile char *)(first + off) = 0;
 }
 
-int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes)
+int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
+                            size_t bulk_bytes)
 {
     memset(seg, 0, sizeof *seg);
     seg->local_size = boot->local_size;
     seg->ring_bytes = ring_bytes;
+    seg->bulk_bytes = bulk_bytes;
     seg->creator = boot->local_rank == 0;
-    seg->bytes = segment_bytes(boot->local_size, ring_bytes);
+    seg->bytes = segment_bytes(boot->local_size, ring_bytes, bulk_bytes);
     /* Per host: in a test, several "hosts" (network namespaces) share one /dev/shm. */
     snprintf(seg->name, sizeof seg->name, "/empi-%s-n%d-shm", boot->jobid, boot->node_id);
 

@@ -4,6 +4,8 @@
  *   page-rounded header: geometry + one slot per local rank (world rank, pid)
  *   rings: for each receiver, its local_size - 1 incoming rings, contiguous so the receiver's
  *          first touch places them in its memory.
+ *   bulk rings (optional): the same arrangement with bigger rings for rendezvous data; never
+ *          touched at attach, so a pair that never moves a large message costs no memory.
  */
 #ifndef EMPI_SHM_SEGMENT_H
 #define EMPI_SHM_SEGMENT_H
@@ -22,6 +24,7 @@ typedef struct empi_shm_slot {
 typedef struct empi_shm_header {
     uint64_t magic;
     uint64_t ring_bytes;
+    uint64_t bulk_bytes;   /* 0: no bulk rings (the creator found no room for them) */
     int32_t local_size;
     int32_t pad_;
     empi_shm_slot_t slots[];
@@ -31,6 +34,7 @@ typedef struct empi_shm_segment {
     empi_shm_header_t *hdr;
     size_t bytes;
     size_t ring_bytes;
+    size_t bulk_bytes;
     int local_size;
     int creator;       /* local rank 0: unlinks the name */
     int unlinked;
@@ -43,12 +47,17 @@ size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size);
 /*
  * Create (local rank 0) or open and map the segment. Collective: calls empi_boot_fence twice on every
  * rank, whatever happens, so a failure on one rank never leaves the others hanging in a fence.
+ * `bulk_bytes` (0: none) is what the creator asks for; seg->bulk_bytes is what the node got.
  * On success every local rank's slot is filled in. Returns 0, or -1 with a message on stderr.
  */
-int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes);
+int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
+                            size_t bulk_bytes);
 
 /* Shared memory of the ring carrying packets from local rank `src` to local rank `dst`. */
 void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src);
+
+/* The same for the bulk ring (only when seg->bulk_bytes != 0). */
+void *empi_shm_segment_bulk(const empi_shm_segment_t *seg, int dst, int src);
 
 void empi_shm_segment_detach(empi_shm_segment_t *seg);
 

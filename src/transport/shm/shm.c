@@ -1,6 +1,7 @@
 /*
  * The shared-memory transport: packets to ranks on this node go through the per-pair rings of the
- * node segment; large messages are read single-copy with CMA. All state is per process and touched
+ * node segment; rendezvous data goes through a second, bigger ring per pair (the bulk channel) where
+ * the segment has them, or is read single-copy with CMA when that is enabled. All state is per process and touched
  * by one thread at a time (the library's big lock serializes MPI_THREAD_MULTIPLE).
  */
 #include <stdlib.h>
@@ -21,16 +22,21 @@
 typedef struct shm_inbox {
     _Alignas(EMPI_CACHELINE) empi_ring_rx_t rx;
     int src;   /* world rank of the sender */
+    int bulk_expected;  /* transfers announced by bulk_expect and not yet finished */
+    empi_ring_rx_t bulk_rx;
 } shm_inbox_t;
 
 typedef struct shm_outbox {
     _Alignas(EMPI_CACHELINE) empi_ring_tx_t tx;
+    empi_ring_tx_t bulk_tx;
 } shm_outbox_t;
 
 static struct {
     empi_deliver_fn deliver;
     int npeers;              /* local_size - 1; 0 when alone on the node or not initialized */
     int last_active;         /* inbox polled first: the peer that sent most recently */
+    int bulk_expected;       /* sum over inboxes: poll bulk rings only while nonzero */
+    int *inbox_of_world;     /* inbox index of each local world rank, else -1 */
     int in_progress;         /* deliver may call back into MPI; never re-enter the rings */
     int cma_mode;
     int my_world_rank;
@@ -63,7 +69,13 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     int local_size = boot->local_size;
     size_t ring_bytes = empi_shm_ring_bytes(empi_tunables.shm_ring_size, empi_tunables.shm_ring_budget,
                                             local_size);
+    size_t bulk_bytes = empi_tunables.shm_bulk_size
+                            ? empi_shm_ring_bytes(empi_tunables.shm_bulk_size, empi_tunables.shm_bulk_budget, local_size)
+                            : 0;
+    if (bulk_bytes <= ring_bytes)
+        bulk_bytes = 0;
     empi_transport_shm.max_packet = empi_ring_max_packet(ring_bytes);
+    empi_transport_shm.bulk_max_packet = 0;
     empi_transport_shm.has_get = 0;
 
     /* Alone on the node: no segment, but the fences are collective over the world. */
@@ -72,17 +84,19 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         empi_boot_fence();
         return EMPI_OK;
     }
-    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes) != 0)
+    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes) != 0)
         return EMPI_ERROR;
+    bulk_bytes = shm.seg.bulk_bytes;
 
     shm.local_of_world = malloc((size_t)boot->size * sizeof(int));
+    shm.inbox_of_world = malloc((size_t)boot->size * sizeof(int));
     shm.inbox = alloc_lines((size_t)local_size - 1, sizeof(shm_inbox_t));
     shm.outbox = alloc_lines((size_t)local_size, sizeof(shm_outbox_t));
     shm.cma = calloc((size_t)local_size, sizeof(empi_cma_peer_t));
-    if (!shm.local_of_world || !shm.inbox || !shm.outbox || !shm.cma)
+    if (!shm.local_of_world || !shm.inbox_of_world || !shm.inbox || !shm.outbox || !shm.cma)
         goto fail;
     for (int r = 0; r < boot->size; r++)
-        shm.local_of_world[r] = -1;
+        shm.local_of_world[r] = shm.inbox_of_world[r] = -1;
 
     int me = boot->local_rank;
     for (int l = 0, n = 0; l < local_size; l++) {
@@ -97,10 +111,17 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         if (empi_ring_tx_init(&shm.outbox[l].tx, empi_shm_segment_ring(&shm.seg, l, me), ring_bytes) != 0)
             goto fail;
         empi_ring_rx_init(&shm.inbox[n].rx, empi_shm_segment_ring(&shm.seg, me, l), ring_bytes);
+        if (bulk_bytes) {
+            if (empi_ring_tx_init(&shm.outbox[l].bulk_tx, empi_shm_segment_bulk(&shm.seg, l, me), bulk_bytes) != 0)
+                goto fail;
+            empi_ring_rx_init(&shm.inbox[n].bulk_rx, empi_shm_segment_bulk(&shm.seg, me, l), bulk_bytes);
+        }
         shm.inbox[n].src = slot->world_rank;
+        shm.inbox_of_world[slot->world_rank] = n;
         n++;
     }
     shm.npeers = local_size - 1;
+    empi_transport_shm.bulk_max_packet = bulk_bytes ? empi_ring_max_packet(bulk_bytes) : 0;
     empi_transport_shm.has_get = shm.cma_mode != 0;
     return EMPI_OK;
 
@@ -112,15 +133,19 @@ fail:
 static int shm_finalize(void)
 {
     if (shm.outbox)
-        for (int l = 0; l < shm.seg.local_size; l++)
+        for (int l = 0; l < shm.seg.local_size; l++) {
             empi_ring_tx_fini(&shm.outbox[l].tx);
+            empi_ring_tx_fini(&shm.outbox[l].bulk_tx);
+        }
     empi_shm_segment_detach(&shm.seg);
     free(shm.local_of_world);
+    free(shm.inbox_of_world);
     free(shm.inbox);
     free(shm.outbox);
     free(shm.cma);
     memset(&shm, 0, sizeof shm);
     empi_transport_shm.has_get = 0;
+    empi_transport_shm.bulk_max_packet = 0;
     return EMPI_OK;
 }
 
@@ -128,6 +153,19 @@ static int shm_reaches(int peer)
 {
     return shm.npeers > 0 && peer >= 0 && peer < shm.world_size && peer != shm.my_world_rank &&
            shm.local_of_world[peer] >= 0;
+}
+
+static int drain(empi_ring_rx_t *rx, int src)
+{
+    const void *pkt;
+    long len;
+    int burst = 0;
+    while (burst < SHM_POLL_BURST && (len = empi_ring_peek(rx, &pkt)) >= 0) {
+        shm.deliver(src, pkt, (size_t)len);
+        empi_ring_release(rx, (size_t)len);
+        burst++;
+    }
+    return burst;
 }
 
 static int shm_progress(void)
@@ -138,33 +176,49 @@ static int shm_progress(void)
     int delivered = 0;
     int n = shm.npeers, p = shm.last_active;
     for (int k = 0; k < n; k++, p = p + 1 == n ? 0 : p + 1) {
-        shm_inbox_t *box = &shm.inbox[p];
-        const void *pkt;
-        long len;
-        int burst = 0;
-        while (burst < SHM_POLL_BURST && (len = empi_ring_peek(&box->rx, &pkt)) >= 0) {
-            shm.deliver(box->src, pkt, (size_t)len);
-            empi_ring_release(&box->rx, (size_t)len);
-            burst++;
-        }
+        int burst = drain(&shm.inbox[p].rx, shm.inbox[p].src);
         if (burst) {
             shm.last_active = p;
             delivered += burst;
         }
     }
+    if (shm.bulk_expected)
+        for (p = 0; p < n; p++)
+            if (shm.inbox[p].bulk_expected)
+                delivered += drain(&shm.inbox[p].bulk_rx, shm.inbox[p].src);
     shm.in_progress = 0;
     return delivered;
 }
 
-static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
+/* Both channels: `bulk` is a constant at each call site, so the hot path compiles to one branch. */
+static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt)
 {
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    if (EMPI_UNLIKELY(len > empi_transport_shm.max_packet || !shm_reaches(peer)))
+    size_t max = bulk ? empi_transport_shm.bulk_max_packet : empi_transport_shm.max_packet;
+    if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
-    empi_ring_tx_t *tx = &shm.outbox[shm.local_of_world[peer]].tx;
-    return empi_ring_send(tx, iov, iovcnt, len) == 0 ? EMPI_OK : EMPI_AGAIN;
+    shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
+    return empi_ring_send(bulk ? &box->bulk_tx : &box->tx, iov, iovcnt, len) == 0 ? EMPI_OK : EMPI_AGAIN;
+}
+
+static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
+{
+    return send_packet(peer, 0, iov, iovcnt);
+}
+
+static int shm_bulk_send(int peer, const struct iovec *iov, int iovcnt)
+{
+    return send_packet(peer, 1, iov, iovcnt);
+}
+
+static void shm_bulk_expect(int peer, int delta)
+{
+    if (!shm_reaches(peer))
+        return;
+    shm.inbox[shm.inbox_of_world[peer]].bulk_expected += delta;
+    shm.bulk_expected += delta;
 }
 
 static int shm_get(int peer, void *local, const void *remote, size_t len)
@@ -190,6 +244,8 @@ empi_transport_t empi_transport_shm = {
     .reaches = shm_reaches,
     .progress = shm_progress,
     .am_send = shm_am_send,
+    .bulk_send = shm_bulk_send,
+    .bulk_expect = shm_bulk_expect,
     .get = shm_get,
     .wait_fd = shm_wait_fd,
 };
