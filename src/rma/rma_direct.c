@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "rma/win.h"
 
 const void *empi_rma_stream(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count bytes,
@@ -126,14 +127,14 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            memcpy(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
+            empi_copy(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, put_run, &d);
         return MPI_SUCCESS;
     case EMPI_RMA_GET:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            memcpy((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes);
+            empi_copy((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, get_run, &d);

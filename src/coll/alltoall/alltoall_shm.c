@@ -5,6 +5,7 @@
  * packed. Cost: 2 copies of p blocks + 1 sync.
  */
 #include "coll/shm/coll_shm.h"
+#include "core/copy.h"
 
 static int step(empi_shm_op_t *o)
 {
@@ -14,14 +15,14 @@ static int step(empi_shm_op_t *o)
     if (o->phase == 0) {
         if (!empi_shm_all_done(m, o->e))
             return 0;
-        memcpy(empi_shm_data(m, P, me, len), o->sbuf, len);
+        empi_copy(empi_shm_data(m, P, me, len), o->sbuf, len);
         empi_shm_post(m, P, 2 * o->e + 1);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, P, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        memcpy(o->rbuf + nb * (size_t)i, empi_shm_data(m, P, i, len) + nb * (size_t)me, nb);
+        empi_copy(o->rbuf + nb * (size_t)i, empi_shm_data(m, P, i, len) + nb * (size_t)me, nb);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

@@ -5,6 +5,7 @@
  * Cost per piece: 2 copies of the piece + 1 flag transfer. Non-contiguous types are packed.
  */
 #include "coll/shm/coll_shm.h"
+#include "core/copy.h"
 
 static int step(empi_shm_op_t *o)
 {
@@ -13,12 +14,12 @@ static int step(empi_shm_op_t *o)
     if (m->me == o->root) {
         if (!empi_shm_all_done(m, o->e))
             return 0;
-        memcpy(empi_shm_data(m, P, m->me, o->len), o->rbuf + o->off0, o->len);
+        empi_copy(empi_shm_data(m, P, m->me, o->len), o->rbuf + o->off0, o->len);
         empi_shm_post(m, P, 2 * o->e + 1);
     } else {
         if (!empi_shm_posted(m, o->root, P, 2 * o->e + 1))
             return 0;
-        memcpy(o->rbuf + o->off0, empi_shm_data(m, P, o->root, o->len), o->len);
+        empi_copy(o->rbuf + o->off0, empi_shm_data(m, P, o->root, o->len), o->len);
     }
     empi_shm_set_done(m, o->e, 0);
     return 1;

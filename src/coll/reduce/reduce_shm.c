@@ -9,6 +9,7 @@
  * empi_shm_reduce_step is also the allreduce's step (o->all: every rank gets the result).
  */
 #include "coll/shm/coll_shm.h"
+#include "core/copy.h"
 
 /* acc = fold of cnt elements at byte offset off of every rank's data, right to left. */
 static int fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
@@ -16,7 +17,7 @@ static int fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
     struct empi_coll_shm *m = o->m;
     if (cnt == 0)
         return MPI_SUCCESS;
-    memcpy(acc, empi_shm_data(m, o->parity, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
+    empi_copy(acc, empi_shm_data(m, o->parity, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
     for (int i = m->p - 2; i >= 0; i--) {
         int rc = empi_op_apply(o->op, empi_shm_data(m, o->parity, i, o->len) + off, acc, cnt, o->dt);
         if (rc != MPI_SUCCESS)
@@ -34,7 +35,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     if (o->phase == 0) {
         if (!empi_shm_all_done(m, e))
             return 0;
-        memcpy(empi_shm_data(m, P, me, o->len), o->sbuf + o->off0, o->len);
+        empi_copy(empi_shm_data(m, P, me, o->len), o->sbuf + o->off0, o->len);
         empi_shm_post(m, P, 2 * e + 1);
         if (small && !gets) {
             empi_shm_set_done(m, e, 0);   /* reads nothing */
@@ -68,7 +69,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     if (!empi_shm_all_posted(m, P, 2 * e + 2))
         return 0;
     if (gets)
-        memcpy(o->rbuf + o->off0, empi_shm_slot(m, P, p - 1), o->len);
+        empi_copy(o->rbuf + o->off0, empi_shm_slot(m, P, p - 1), o->len);
     empi_shm_set_done(m, e, 1);
     return 1;
 }
