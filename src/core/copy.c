@@ -1,48 +1,76 @@
-/* The vector loop behind empi_copy (see copy.h for why it exists). */
+/* The vector loops behind empi_copy (see copy.h for why it exists). */
 #include "core/copy.h"
 
 #include <stdint.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 
-/* n >= 16. Stores are aligned after one unaligned head store; the tail is one unaligned store that
-   may rewrite bytes already copied (harmless: source and destination do not overlap). */
+/*
+ * n >= 32 (callers pass >= EMPI_COPY_VECTOR_MIN). Stores are aligned after one unaligned head
+ * store; the tail is one unaligned store that may rewrite bytes already copied (harmless: source
+ * and destination do not overlap). Two widths: 32-byte moves were 10-25% faster than 16-byte ones
+ * for 16 KiB-2 MiB ping-pongs here; SSE2 is the baseline every x86-64 has.
+ */
+#define COPY_BODY(VEC, W, LOADU, STOREU, STORE)                                                  \
+    char *d = dst;                                                                               \
+    const char *s = src;                                                                         \
+    const char *end_s = s + n;                                                                   \
+    char *end_d = d + n;                                                                         \
+    STOREU((VEC *)(void *)d, LOADU((const VEC *)(const void *)s));                               \
+    size_t skew = (W) - ((uintptr_t)d & ((W) - 1));                                              \
+    d += skew, s += skew, n -= skew;                                                             \
+    for (; n >= 4 * (W); s += 4 * (W), d += 4 * (W), n -= 4 * (W)) {                             \
+        VEC a = LOADU((const VEC *)(const void *)s);                                             \
+        VEC b = LOADU((const VEC *)(const void *)(s + (W)));                                     \
+        VEC c = LOADU((const VEC *)(const void *)(s + 2 * (W)));                                 \
+        VEC e = LOADU((const VEC *)(const void *)(s + 3 * (W)));                                 \
+        STORE((VEC *)(void *)d, a);                                                              \
+        STORE((VEC *)(void *)(d + (W)), b);                                                      \
+        STORE((VEC *)(void *)(d + 2 * (W)), c);                                                  \
+        STORE((VEC *)(void *)(d + 3 * (W)), e);                                                  \
+    }                                                                                            \
+    for (; n >= (W); s += (W), d += (W), n -= (W))                                               \
+        STORE((VEC *)(void *)d, LOADU((const VEC *)(const void *)s));                            \
+    if (n)                                                                                       \
+        STOREU((VEC *)(void *)(end_d - (W)), LOADU((const VEC *)(const void *)(end_s - (W))));
+
+__attribute__((target("avx2"))) static void copy_avx2(void *dst, const void *src, size_t n)
+{
+    COPY_BODY(__m256i, 32, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_store_si256)
+}
+
+static void copy_sse2(void *dst, const void *src, size_t n)
+{
+    COPY_BODY(__m128i, 16, _mm_loadu_si128, _mm_storeu_si128, _mm_store_si128)
+}
+
+void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
+{
+    if (avx2 && __builtin_cpu_supports("avx2"))
+        copy_avx2(dst, src, n);
+    else
+        copy_sse2(dst, src, n);
+}
+
 void empi_copy_vector(void *dst, const void *src, size_t n)
 {
-    char *d = dst;
-    const char *s = src;
-    const char *end_s = s + n;
-    char *end_d = d + n;
-    _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    size_t skew = 16 - ((uintptr_t)d & 15);
-    d += skew;
-    s += skew;
-    n -= skew;
-    while (n >= 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-        _mm_store_si128((__m128i *)(void *)d, a);
-        _mm_store_si128((__m128i *)(void *)(d + 16), b);
-        _mm_store_si128((__m128i *)(void *)(d + 32), c);
-        _mm_store_si128((__m128i *)(void *)(d + 48), e);
-        s += 64;
-        d += 64;
-        n -= 64;
-    }
-    while (n >= 16) {
-        _mm_store_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-        s += 16;
-        d += 16;
-        n -= 16;
-    }
-    if (n)
-        _mm_storeu_si128((__m128i *)(void *)(end_d - 16), _mm_loadu_si128((const __m128i *)(const void *)(end_s - 16)));
+    static int avx2 = -1;
+    if (avx2 < 0)
+        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (avx2)
+        copy_avx2(dst, src, n);
+    else
+        copy_sse2(dst, src, n);
 }
 
 #else
+
+void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
+{
+    (void)avx2;
+    memcpy(dst, src, n);
+}
 
 void empi_copy_vector(void *dst, const void *src, size_t n)
 {

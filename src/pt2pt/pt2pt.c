@@ -33,8 +33,11 @@ int empi_pt2pt_init(void)
         empi_p2p.peer_tp[r] = empi_transport_for(r);
         if (!empi_p2p.peer_tp[r])
             return MPI_ERR_INTERN;
+        /* Noncontiguous data is packed here one packet at a time, on either channel. */
         if (empi_p2p.peer_tp[r]->max_packet > max_packet)
             max_packet = empi_p2p.peer_tp[r]->max_packet;
+        if (empi_p2p.peer_tp[r]->bulk_max_packet > max_packet)
+            max_packet = empi_p2p.peer_tp[r]->bulk_max_packet;
     }
     empi_p2p.scratch_size = max_packet;
     empi_p2p.scratch = malloc(max_packet);

@@ -1,5 +1,6 @@
-/* empi_copy: every size around the vector threshold and the loop's steps, every alignment of source
-   and destination; the bytes copied must match and the bytes around the destination stay put. */
+/* empi_copy and both vector loops behind it: every size around the vector threshold and the loops'
+   steps, every alignment of source and destination; the bytes copied must match and the bytes
+   around the destination stay put. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,17 @@
 
 #define GUARD 64
 
+static int isa = -1;   /* -1: empi_copy itself; 0: the SSE2 loop; 1: the AVX2 loop */
+
 static int check(size_t n, size_t src_off, size_t dst_off, unsigned char *src, unsigned char *dst)
 {
     for (size_t i = 0; i < n + 2 * GUARD + 32; i++)
         src[i] = (unsigned char)(i * 131u + n + src_off);
     memset(dst, 0xA5, n + 2 * GUARD + 32);
-    empi_copy(dst + GUARD + dst_off, src + src_off, n);
+    if (isa < 0 || n < 64)
+        empi_copy(dst + GUARD + dst_off, src + src_off, n);
+    else
+        empi_copy_vector_isa(dst + GUARD + dst_off, src + src_off, n, isa);
     for (size_t i = 0; i < GUARD + dst_off; i++)
         if (dst[i] != 0xA5) {
             fprintf(stderr, "n=%zu src+%zu dst+%zu: byte %zu before the destination changed\n", n, src_off, dst_off, i);
@@ -40,12 +46,14 @@ int main(void)
     if (!src || !dst)
         return 2;
     int failures = 0, cases = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        for (size_t so = 0; so < 16; so++)
-            for (size_t doff = 0; doff < 16; doff++, cases++)
-                failures += check(sizes[k], so, doff, src, dst);
-    for (size_t n = 2000; n < 2300; n++, cases++)
-        failures += check(n, n % 16, (n / 16) % 16, src, dst);
+    for (isa = -1; isa <= 1; isa++) {
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+            for (size_t so = 0; so < 32; so++)
+                for (size_t doff = 0; doff < 32; doff++, cases++)
+                    failures += check(sizes[k], so, doff, src, dst);
+        for (size_t n = 2000; n < 2300; n++, cases++)
+            failures += check(n, n % 32, (n / 32) % 32, src, dst);
+    }
     free(src);
     free(dst);
     printf("%d cases, %d failures\n", cases, failures);
