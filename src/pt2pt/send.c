@@ -85,6 +85,8 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
     size_t chunk = (bulk ? tp->bulk_max_packet : tp->max_packet) - sizeof(empi_hdr_data_t);
     if (chunk > empi_tunables.rndv_chunk)
         chunk = empi_tunables.rndv_chunk;
+    if (chunk >= 8192)
+        chunk &= ~(size_t)4095;   /* whole pages: chunks of a page-aligned buffer stay aligned */
     int contig = msg_is_contig(req);
     while (req->done_bytes < req->bytes) {
         size_t n = req->bytes - req->done_bytes < chunk ? req->bytes - req->done_bytes : chunk;

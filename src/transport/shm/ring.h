@@ -18,8 +18,9 @@
  *
  * The consumer returns space lazily: it publishes its position (release) in its own cache line every
  * quarter ring; the producer keeps a cached copy and re-reads it (acquire) only when the ring looks full.
- * max_packet (a quarter ring) keeps that laziness deadlock free: once the consumer has drained
- * everything, less than a quarter is unpublished, and a packet plus its wrap waste needs at most half.
+ * max_packet (a quarter ring plus one cell) keeps that laziness deadlock free: once the consumer has
+ * drained everything, less than a quarter is unpublished, and a packet plus its wrap waste and the
+ * spare cell need at most half plus three cells (rings have at least 128 cells).
  */
 #ifndef EMPI_SHM_RING_H
 #define EMPI_SHM_RING_H
@@ -40,7 +41,7 @@
 #define EMPI_RING_WRAP EMPI_RING_LEN_MASK      /* len field of a wrap marker */
 #define EMPI_RING_STAMP_MASK ((UINT64_C(1) << (64 - EMPI_RING_LEN_BITS)) - 1)
 #define EMPI_RING_MIN_BYTES (8u * 1024)
-#define EMPI_RING_MAX_BYTES (64u * 1024 * 1024) /* keeps max_packet below the 24-bit len field */
+#define EMPI_RING_MAX_BYTES (32u * 1024 * 1024) /* keeps max_packet below the 24-bit len field */
 #define EMPI_RING_CTRL_BYTES 128u              /* consumer's published head, alone on its lines */
 
 /* Shared part: control block followed by the cells. Lives in the segment, zero-filled at creation. */
@@ -75,10 +76,14 @@ static inline size_t empi_ring_shared_bytes(size_t ring_bytes)
     return EMPI_RING_CTRL_BYTES + ring_bytes;
 }
 
-/* Largest packet (bytes after the ring header) that a ring of `ring_bytes` accepts. */
+/*
+ * Largest packet (bytes after the ring header) that a ring of `ring_bytes` accepts: a quarter ring
+ * of payload plus room for a protocol header, so that power-of-two messages (16 KiB in a 64 KiB
+ * ring) travel as one packet and rendezvous chunks stay powers of two.
+ */
 static inline size_t empi_ring_max_packet(size_t ring_bytes)
 {
-    return ring_bytes / 4 - EMPI_RING_HDR;
+    return ring_bytes / 4 + EMPI_RING_CELL - EMPI_RING_HDR;
 }
 
 /* Round a requested ring size to a power of two within [EMPI_RING_MIN_BYTES, EMPI_RING_MAX_BYTES]. */
