@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,11 +182,18 @@ static empi_datatype_t predef_table[EMPI_DT_SLOTS];
 static empi_dt_layout_t predef_layouts[EMPI_DT_SLOTS];
 static const char *basic_names[EMPI_BASIC_COUNT_OF_KINDS];
 static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+static _Atomic int predef_ready;   /* set once the table is built: lookups skip the pthread_once call */
 static void table_once(void);
+
+static inline void table_ensure(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&predef_ready, memory_order_acquire), 0))
+        pthread_once(&predef_once, table_once);
+}
 
 const char *empi_basic_name(empi_basic_t b)
 {
-    pthread_once(&predef_once, table_once);
+    table_ensure();
     return (b > EMPI_BASIC_NONE && b < EMPI_BASIC_COUNT_OF_KINDS && basic_names[b]) ? basic_names[b] : "?";
 }
 
@@ -262,6 +270,7 @@ void empi_dt_table_init(void)
 static void table_once(void)
 {
     empi_dt_table_init();
+    atomic_store_explicit(&predef_ready, 1, memory_order_release);
 }
 
 empi_datatype_t *empi_datatype_get(MPI_Datatype h)
@@ -270,7 +279,7 @@ empi_datatype_t *empi_datatype_get(MPI_Datatype h)
         uint32_t v = empi_handle_predefined_index(h);
         if (v <= EMPI_DT_BASE || v >= EMPI_DT_BASE + EMPI_DT_SLOTS)
             return NULL;
-        pthread_once(&predef_once, table_once);
+        table_ensure();
         empi_datatype_t *dt = &predef_table[v - EMPI_DT_BASE];
         return dt->predefined ? dt : NULL;
     }

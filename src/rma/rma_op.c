@@ -20,6 +20,31 @@ static int new_request(empi_win_t *w, MPI_Request *request, empi_request_t **out
     return MPI_SUCCESS;
 }
 
+/*
+ * Every field set one by one: a designated initializer zero-fills the whole struct first, which GCC
+ * emits as `rep stos`, a fifth of an 8-byte put's time on this machine.
+ */
+static inline void op_init(empi_rma_op_t *op, empi_rma_kind_t kind, const void *obuf, MPI_Count ocount, void *rbuf,
+                           MPI_Count rcount, const void *cbuf, int target, MPI_Count tcount)
+{
+    op->kind = kind;
+    op->obuf = obuf;
+    op->ocount = ocount;
+    op->odt = NULL;
+    op->rbuf = rbuf;
+    op->rcount = rcount;
+    op->rdt = NULL;
+    op->cbuf = cbuf;
+    op->target = target;
+    op->offset = 0;
+    op->tcount = tcount;
+    op->tdt = NULL;
+    op->op = NULL;
+    op->elem = NULL;
+    op->bytes = 0;
+    op->req = NULL;
+}
+
 static int check_dt(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const char **why)
 {
     return empi_datatype_check(h, count, dt, why);
@@ -162,7 +187,8 @@ static int put_get(const char *fname, empi_rma_kind_t kind, const void *obuf, MP
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
-    empi_rma_op_t op = {.kind = kind, .obuf = obuf, .ocount = ocount, .target = target, .tcount = tcount};
+    empi_rma_op_t op;
+    op_init(&op, kind, obuf, ocount, NULL, 0, NULL, target, tcount);
     int skip;
     EMPI_CHECK(prepare(w, fname, &op, odt, tdt, disp, &skip));
     if (skip)
@@ -181,8 +207,8 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
-    empi_rma_op_t op = {.kind = fetch ? EMPI_RMA_GET_ACC : EMPI_RMA_ACC, .obuf = obuf, .ocount = ocount,
-                        .rbuf = rbuf, .rcount = rcount, .target = target, .tcount = tcount};
+    empi_rma_op_t op;
+    op_init(&op, fetch ? EMPI_RMA_GET_ACC : EMPI_RMA_ACC, obuf, ocount, rbuf, rcount, NULL, target, tcount);
     EMPI_CHECK(prepare_acc(w, fname, &op, mop));
     if (fetch) {
         const char *why = "";
@@ -362,8 +388,8 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     const char *fname = "MPI_Compare_and_swap";
     empi_win_t *w;
     EMPI_CHECK(empi_win_check(win, fname, &w));
-    empi_rma_op_t op = {.kind = EMPI_RMA_CAS, .obuf = origin_addr, .ocount = 1, .cbuf = compare_addr,
-                        .rbuf = result_addr, .rcount = 1, .target = target_rank, .tcount = 1};
+    empi_rma_op_t op;
+    op_init(&op, EMPI_RMA_CAS, origin_addr, 1, result_addr, 1, compare_addr, target_rank, 1);
     int skip;
     EMPI_CHECK(prepare(w, fname, &op, datatype, datatype, target_disp, &skip));
     if (skip)
