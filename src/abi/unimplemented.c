@@ -70,13 +70,6 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
     return empi_unsupported("MPI_Comm_spawn_multiple");
 }
 
-EMPI_WEAK_ALIAS(Get_hw_resource_info)
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
-{
-    (void)hw_info;
-    return empi_unsupported("MPI_Get_hw_resource_info");
-}
-
 EMPI_WEAK_ALIAS(Lookup_name)
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
