@@ -45,6 +45,33 @@ static void copy_sse2(void *dst, const void *src, size_t n)
     COPY_BODY(__m128i, 16, _mm_loadu_si128, _mm_storeu_si128, _mm_store_si128)
 }
 
+/* Non-temporal stores (n >= 16), then a fence so the data is visible before any later flag store. */
+void empi_copy_stream(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    const char *end_s = s + n;
+    char *end_d = d + n;
+    _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+    size_t skew = 16 - ((uintptr_t)d & 15);
+    d += skew, s += skew, n -= skew;
+    for (; n >= 64; s += 64, d += 64, n -= 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
+        _mm_stream_si128((__m128i *)(void *)d, a);
+        _mm_stream_si128((__m128i *)(void *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(d + 48), e);
+    }
+    _mm_sfence();
+    for (; n >= 16; s += 16, d += 16, n -= 16)
+        _mm_store_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+    if (n)
+        _mm_storeu_si128((__m128i *)(void *)(end_d - 16), _mm_loadu_si128((const __m128i *)(const void *)(end_s - 16)));
+}
+
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
 {
     if (avx2 && __builtin_cpu_supports("avx2"))
@@ -65,6 +92,11 @@ void empi_copy_vector(void *dst, const void *src, size_t n)
 }
 
 #else
+
+void empi_copy_stream(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
 
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
 {

@@ -17,7 +17,13 @@
 #define EMPI_COPY_VECTOR_MIN 2048u
 
 void empi_copy_vector(void *dst, const void *src, size_t n);
-/* The same with the instruction set chosen by the caller (1: AVX2 where the CPU has it), for tests. */
+/*
+ * The same with non-temporal stores, for data that will not fit in the caches anyway: a 4 MiB
+ * received message written this way skips reading the destination into the cache first (ping-pong
+ * of 4 MiB 15-25% faster here). n >= 16, dst and src must not overlap.
+ */
+void empi_copy_stream(void *dst, const void *src, size_t n);
+/* The same as empi_copy_vector with the instruction set chosen by the caller (1: AVX2 where the CPU has it), for tests. */
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2);
 
 /* dst and src must not overlap. */
