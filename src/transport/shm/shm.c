@@ -1,8 +1,9 @@
 /*
  * The shared-memory transport: packets to ranks on this node go through the per-pair rings of the
- * node segment; rendezvous data goes through a second, bigger ring per pair (the bulk channel) where
- * the segment has them, or is read single-copy with CMA when that is enabled. All state is per process and touched
- * by one thread at a time (the library's big lock serializes MPI_THREAD_MULTIPLE).
+ * node segment; rendezvous data goes through a second, bigger ring per pair (the bulk channel)
+ * where the segment has them, or is read single-copy with CMA when that is enabled. All state is
+ * per process and touched by one thread at a time (the library's big lock serializes
+ * MPI_THREAD_MULTIPLE).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,13 @@
 typedef struct shm_inbox {
     _Alignas(EMPI_CACHELINE) empi_ring_rx_t rx;
     int src;   /* world rank of the sender */
-    int bulk_expected;  /* transfers announced by bulk_expect and not yet finished */
-    empi_ring_rx_t bulk_rx;
 } shm_inbox_t;
+
+/* The bulk side of an inbox, apart so the packet inboxes stay one cache line each. */
+typedef struct shm_bulk_inbox {
+    empi_ring_rx_t rx;
+    int expected;   /* transfers announced by bulk_expect and not yet finished */
+} shm_bulk_inbox_t;
 
 typedef struct shm_outbox {
     _Alignas(EMPI_CACHELINE) empi_ring_tx_t tx;
@@ -35,7 +40,7 @@ static struct {
     empi_deliver_fn deliver;
     int npeers;              /* local_size - 1; 0 when alone on the node or not initialized */
     int last_active;         /* inbox polled first: the peer that sent most recently */
-    int bulk_expected;       /* sum over inboxes: poll bulk rings only while nonzero */
+    int bulk_expected;       /* sum over bulk inboxes: poll bulk rings only while nonzero */
     int *inbox_of_world;     /* inbox index of each local world rank, else -1 */
     int in_progress;         /* deliver may call back into MPI; never re-enter the rings */
     int cma_mode;
@@ -43,6 +48,7 @@ static struct {
     int world_size;
     int *local_of_world;     /* local rank of each world rank on this node, else -1 */
     shm_inbox_t *inbox;      /* npeers entries */
+    shm_bulk_inbox_t *bulk_inbox; /* npeers entries, parallel to inbox */
     shm_outbox_t *outbox;    /* local_size entries, ours unused */
     empi_cma_peer_t *cma;    /* local_size entries */
     empi_shm_segment_t seg;
@@ -69,9 +75,9 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     int local_size = boot->local_size;
     size_t ring_bytes = empi_shm_ring_bytes(empi_tunables.shm_ring_size, empi_tunables.shm_ring_budget,
                                             local_size);
-    size_t bulk_bytes = empi_tunables.shm_bulk_size
-                            ? empi_shm_ring_bytes(empi_tunables.shm_bulk_size, empi_tunables.shm_bulk_budget, local_size)
-                            : 0;
+    size_t bulk_bytes = 0;
+    if (empi_tunables.shm_bulk_size)
+        bulk_bytes = empi_shm_ring_bytes(empi_tunables.shm_bulk_size, empi_tunables.shm_bulk_budget, local_size);
     if (bulk_bytes <= ring_bytes)
         bulk_bytes = 0;
     empi_transport_shm.max_packet = empi_ring_max_packet(ring_bytes);
@@ -91,9 +97,10 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.local_of_world = malloc((size_t)boot->size * sizeof(int));
     shm.inbox_of_world = malloc((size_t)boot->size * sizeof(int));
     shm.inbox = alloc_lines((size_t)local_size - 1, sizeof(shm_inbox_t));
+    shm.bulk_inbox = calloc((size_t)local_size - 1, sizeof(shm_bulk_inbox_t));
     shm.outbox = alloc_lines((size_t)local_size, sizeof(shm_outbox_t));
     shm.cma = calloc((size_t)local_size, sizeof(empi_cma_peer_t));
-    if (!shm.local_of_world || !shm.inbox_of_world || !shm.inbox || !shm.outbox || !shm.cma)
+    if (!shm.local_of_world || !shm.inbox_of_world || !shm.inbox || !shm.bulk_inbox || !shm.outbox || !shm.cma)
         goto fail;
     for (int r = 0; r < boot->size; r++)
         shm.local_of_world[r] = shm.inbox_of_world[r] = -1;
@@ -114,7 +121,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         if (bulk_bytes) {
             if (empi_ring_tx_init(&shm.outbox[l].bulk_tx, empi_shm_segment_bulk(&shm.seg, l, me), bulk_bytes) != 0)
                 goto fail;
-            empi_ring_rx_init(&shm.inbox[n].bulk_rx, empi_shm_segment_bulk(&shm.seg, me, l), bulk_bytes);
+            empi_ring_rx_init(&shm.bulk_inbox[n].rx, empi_shm_segment_bulk(&shm.seg, me, l), bulk_bytes);
         }
         shm.inbox[n].src = slot->world_rank;
         shm.inbox_of_world[slot->world_rank] = n;
@@ -141,6 +148,7 @@ static int shm_finalize(void)
     free(shm.local_of_world);
     free(shm.inbox_of_world);
     free(shm.inbox);
+    free(shm.bulk_inbox);
     free(shm.outbox);
     free(shm.cma);
     memset(&shm, 0, sizeof shm);
@@ -184,8 +192,8 @@ static int shm_progress(void)
     }
     if (shm.bulk_expected)
         for (p = 0; p < n; p++)
-            if (shm.inbox[p].bulk_expected)
-                delivered += drain(&shm.inbox[p].bulk_rx, shm.inbox[p].src);
+            if (shm.bulk_inbox[p].expected)
+                delivered += drain(&shm.bulk_inbox[p].rx, shm.inbox[p].src);
     shm.in_progress = 0;
     return delivered;
 }
@@ -217,7 +225,7 @@ static void shm_bulk_expect(int peer, int delta)
 {
     if (!shm_reaches(peer))
         return;
-    shm.inbox[shm.inbox_of_world[peer]].bulk_expected += delta;
+    shm.bulk_inbox[shm.inbox_of_world[peer]].expected += delta;
     shm.bulk_expected += delta;
 }
 
