@@ -266,7 +266,7 @@ static int pack_external(const char *fname, const char *datarep, const void *inb
                          MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
     empi_datatype_t *dt;
-    MPI_Count esize;
+    MPI_Count esize = 0;
     EMPI_CHECK(check(fname, datarep, datatype, incount, &dt, &esize));
     if (!position)
         return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
@@ -289,7 +289,7 @@ static int unpack_external(const char *fname, const char *datarep, const void *i
                            MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
     empi_datatype_t *dt;
-    MPI_Count esize;
+    MPI_Count esize = 0;
     EMPI_CHECK(check(fname, datarep, datatype, outcount, &dt, &esize));
     if (!position)
         return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
@@ -352,7 +352,7 @@ EMPI_WEAK_ALIAS(Pack_external_size)
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     empi_datatype_t *dt;
-    MPI_Count esize;
+    MPI_Count esize = 0;
     EMPI_CHECK(check("MPI_Pack_external_size", datarep, datatype, incount, &dt, &esize));
     if (!size)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Pack_external_size: size is NULL");
@@ -364,7 +364,7 @@ EMPI_WEAK_ALIAS(Pack_external_size_c)
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
     empi_datatype_t *dt;
-    MPI_Count esize;
+    MPI_Count esize = 0;
     EMPI_CHECK(check("MPI_Pack_external_size_c", datarep, datatype, incount, &dt, &esize));
     if (!size)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Pack_external_size_c: size is NULL");

@@ -151,7 +151,7 @@ static int mrecv_start(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
 static int mrecv_api(const char *fn, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                      MPI_Status *status)
 {
-    empi_request_t *req;
+    empi_request_t *req = NULL;
     empi_lock();
     int rc = mrecv_start(fn, buf, count, datatype, message, &req);
     if (rc == MPI_SUCCESS) {
@@ -170,7 +170,7 @@ static int imrecv_api(const char *fn, void *buf, MPI_Count count, MPI_Datatype d
                       MPI_Request *request)
 {
     EMPI_CHECK(empi_check_ptr(fn, NULL, request, "request"));
-    empi_request_t *req;
+    empi_request_t *req = NULL;
     empi_lock();
     int rc = mrecv_start(fn, buf, count, datatype, message, &req);
     if (rc == MPI_SUCCESS)

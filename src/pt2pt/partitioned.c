@@ -437,7 +437,7 @@ static int mark_ready(const char *fn, part_t *p, int i)
 
 static int pready_n(const char *fn, MPI_Request request, int n, int lo, const int *list)
 {
-    part_t *p;
+    part_t *p = NULL;
     empi_lock();
     int rc = check_part(fn, request, 1, &p);
     for (int k = 0; rc == MPI_SUCCESS && k < n; k++)
@@ -488,7 +488,7 @@ EMPI_WEAK_ALIAS(Parrived)
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
     static const char fn[] = "MPI_Parrived";
-    part_t *p;
+    part_t *p = NULL;
     EMPI_CHECK(empi_check_ptr(fn, NULL, flag, "flag"));
     empi_lock();
     int rc = check_part(fn, request, 0, &p);

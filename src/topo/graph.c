@@ -117,8 +117,8 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char fn[] = "MPI_Graph_neighbors_count";
     EMPI_TOPO_ENTER(fn, comm, MPI_GRAPH, c, t);
-    const int *list;
-    int n;
+    const int *list = NULL;
+    int n = 0;
     EMPI_CHECK(node_neighbors(c, t, fn, rank, &list, &n));
     if (!nneighbors)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: nneighbors is NULL", fn);
@@ -131,8 +131,8 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 {
     static const char fn[] = "MPI_Graph_neighbors";
     EMPI_TOPO_ENTER(fn, comm, MPI_GRAPH, c, t);
-    const int *list;
-    int n;
+    const int *list = NULL;
+    int n = 0;
     EMPI_CHECK(node_neighbors(c, t, fn, rank, &list, &n));
     return empi_topo_copy_out(c, fn, "neighbors", neighbors, maxneighbors, list, n);
 }
