@@ -45,36 +45,24 @@ static void copy_sse2(void *dst, const void *src, size_t n)
     COPY_BODY(__m128i, 16, _mm_loadu_si128, _mm_storeu_si128, _mm_store_si128)
 }
 
-/* Non-temporal stores (n >= 16), then a fence so the data is visible before any later flag store. */
+/* The aligned stores become non-temporal; the fence orders them before any later flag store. */
 void empi_copy_stream(void *dst, const void *src, size_t n)
 {
-    char *d = dst;
-    const char *s = src;
-    const char *end_s = s + n;
-    char *end_d = d + n;
-    _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    size_t skew = 16 - ((uintptr_t)d & 15);
-    d += skew, s += skew, n -= skew;
-    for (; n >= 64; s += 64, d += 64, n -= 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + 48));
-        _mm_stream_si128((__m128i *)(void *)d, a);
-        _mm_stream_si128((__m128i *)(void *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(void *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(void *)(d + 48), e);
-    }
+    COPY_BODY(__m128i, 16, _mm_loadu_si128, _mm_storeu_si128, _mm_stream_si128)
     _mm_sfence();
-    for (; n >= 16; s += 16, d += 16, n -= 16)
-        _mm_store_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    if (n)
-        _mm_storeu_si128((__m128i *)(void *)(end_d - 16), _mm_loadu_si128((const __m128i *)(const void *)(end_s - 16)));
+}
+
+int empi_cpu_has_avx2(void)
+{
+    static int avx2 = -1;
+    if (avx2 < 0)
+        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return avx2;
 }
 
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
 {
-    if (avx2 && __builtin_cpu_supports("avx2"))
+    if (avx2 && empi_cpu_has_avx2())
         copy_avx2(dst, src, n);
     else
         copy_sse2(dst, src, n);
@@ -82,16 +70,15 @@ void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
 
 void empi_copy_vector(void *dst, const void *src, size_t n)
 {
-    static int avx2 = -1;
-    if (avx2 < 0)
-        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (avx2)
-        copy_avx2(dst, src, n);
-    else
-        copy_sse2(dst, src, n);
+    empi_copy_vector_isa(dst, src, n, 1);
 }
 
 #else
+
+int empi_cpu_has_avx2(void)
+{
+    return 0;
+}
 
 void empi_copy_stream(void *dst, const void *src, size_t n)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "datatype/dt_internal.h"
 
 /* Index i with prefix[i] <= off < prefix[i + 1]. */
@@ -113,24 +114,12 @@ static void strided_runs32(char *mem, MPI_Aint stride, MPI_Count run, MPI_Count 
     RUNS32_BODY
 }
 
-static int have_avx2(void)
-{
-#ifdef EMPI_HAVE_AVX2_CLONE
-    static int cached = -1;
-    if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return cached;
-#else
-    return 0;
-#endif
-}
-
 static void strided_runs(char *mem, MPI_Aint stride, MPI_Count run, MPI_Count nblk, char *stream,
                          int unpack)
 {
     if (run % 32 == 0 && run >= 64 && run <= 2048 && nblk > 1) {
 #ifdef EMPI_HAVE_AVX2_CLONE
-        if (have_avx2()) {
+        if (empi_cpu_has_avx2()) {
             strided_runs32_avx2(mem, stride, run, nblk, stream, unpack);
             return;
         }

@@ -149,10 +149,11 @@ end_of_job() {
     [ "$status" -ne 0 ] || fail "the job exited 0 after $1"
 }
 victim=${hosts[1]}
+# The pids of ranks 2 and 3 (the victim host's), from their "rank R pid P host H ready" lines.
+victim_rank_pids() { awk '$1 == "rank" && ($2 == 2 || $2 == 3) {print $4}' "$tmp/out"; }
 
 hold_job
-pids=$(awk '$1 == "rank" && ($2 == 2 || $2 == 3) {print $4}' "$tmp/out")
-kill -9 $pids
+kill -9 $(victim_rank_pids)
 end_of_job "host $victim's ranks were killed"
 grep -Eq "rank [23] \(pid [0-9]+ on host $victim\) killed by signal 9" "$tmp/err" ||
     fail "no message naming the killed ranks on host $victim"
@@ -163,8 +164,7 @@ if [ "$mode" = netns ]; then
     hold_job
     # The whole host goes: every process in its namespace (proxy, ranks) dies at once. The proxy's
     # pid comes from the rsh stand-in, the ranks' from their output; `ip netns pids` adds the rest.
-    pids="$(cat "$tmp/pids/${prefix}h2") $(awk '$1 == "rank" && ($2 == 2 || $2 == 3) {print $4}' "$tmp/out")"
-    kill -9 $pids $(ip netns pids "${prefix}h2") 2>/dev/null
+    kill -9 $(cat "$tmp/pids/${prefix}h2") $(victim_rank_pids) $(ip netns pids "${prefix}h2") 2>/dev/null
     end_of_job "host $victim died"
     grep -Eq "(lost contact with host $victim|on host $victim\) killed)" "$tmp/err" ||
         fail "no message naming host $victim"
