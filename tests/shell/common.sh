@@ -22,13 +22,22 @@ fail() {
     exit 1
 }
 
-# wait_for_ready N: until $WORK/out has N lines starting with "ready".
+# wait_for_ready N: until $WORK/out has N lines starting with "ready". A job started in the
+# background truncates its output only once it runs: start it with start_job, which removes the
+# previous job's output first, so that its "ready" lines are not counted as the new job's.
 wait_for_ready() {
     for _ in $(seq 400); do
-        [ "$(grep -c '^ready' "$WORK/out")" -ge "$1" ] && return 0
+        [ "$(grep -c '^ready' "$WORK/out" 2>/dev/null || true)" -ge "${1}" ] 2>/dev/null && return 0
         sleep 0.05
     done
     fail "ranks did not start"
+}
+
+# start_job ARGS...: mpiexec ARGS in the background, output to $WORK/out and err; BG_PID set.
+start_job() {
+    rm -f "$WORK/out" "$WORK/err"
+    "$MPIEXEC" "$@" >"$WORK/out" 2>"$WORK/err" &
+    BG_PID=$!
 }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

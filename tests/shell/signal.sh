@@ -1,8 +1,7 @@
 # SIGINT or SIGTERM to mpiexec ends every rank; exit 128+signal.
 source "$(dirname "$0")/common.sh"
 for sig in INT TERM; do
-    "$MPIEXEC" -n 4 "$PROG" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
-    BG_PID=$!
+    start_job -n 4 "$PROG" sleep "$MARK"
     wait_for_ready 4
     t0=$(now_ms)
     kill -"$sig" "$BG_PID"
@@ -17,8 +16,7 @@ for sig in INT TERM; do
     expect_clean
 done
 # Even SIGKILL to mpiexec (no chance to clean up) takes the ranks down with it.
-"$MPIEXEC" -n 3 "$PROG" sleep "$MARK" >"$WORK/out" 2>"$WORK/err" &
-BG_PID=$!
+start_job -n 3 "$PROG" sleep "$MARK"
 wait_for_ready 3
 kill -KILL "$BG_PID"
 wait "$BG_PID" 2>/dev/null
