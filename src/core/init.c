@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "comm/intercomm.h"
+#include "core/async_progress.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -146,6 +147,9 @@ int empi_instance_acquire(int thread_level)
     pthread_once(&lock_once, init_lock);
     pthread_mutex_lock(&instance_lock);
     int rc = instance_refs == 0 ? layers_up() : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && instance_refs == 0 && empi_async_progress_start() != 0)
+        empi_fatal(MPI_ERR_INTERN, "MPI initialization: the progress thread (EMPI_ASYNC_PROGRESS) "
+                                   "did not start");
     if (rc == MPI_SUCCESS) {
         instance_refs++;
         /* Locking starts once any user of MPI asks for MPI_THREAD_MULTIPLE, and stays on. */
@@ -160,6 +164,7 @@ void empi_instance_release(void (*quiesced)(void))
 {
     pthread_mutex_lock(&instance_lock);
     if (--instance_refs == 0) {
+        empi_async_progress_stop(); /* from here on only this thread drives progress */
         empi_lock();
         layers_down(quiesced);
         empi_unlock();

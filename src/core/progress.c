@@ -8,7 +8,6 @@
 #include "transport/transport.h"
 
 #define EMPI_MAX_PROGRESS_HOOKS 8
-#define EMPI_MAX_WAIT_FDS 8
 /* A sleeping process wakes at least this often, in case work arrived that no descriptor signals. */
 #define EMPI_WAIT_SAFETY_MS 100
 
@@ -52,6 +51,20 @@ int empi_progress_poll(void)
     return events;
 }
 
+int empi_progress_wait_fds(struct pollfd *fds, int max)
+{
+    int n = 0;
+    for (int i = 0; i < ntransports; i++) {
+        int fd = transports[i]->wait_fd ? transports[i]->wait_fd() : EMPI_WAIT_POLL;
+        if (fd == EMPI_WAIT_NOTHING)
+            continue;
+        if (fd < 0 || n == max)
+            return -1;
+        fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    return n;
+}
+
 /*
  * Sleep until a transport has work, if every transport can say so with a descriptor (network
  * sockets) or has nothing to hear (no peers of its kind). Returns 0 when some transport must be
@@ -60,18 +73,10 @@ int empi_progress_poll(void)
 static int sleep_on_transports(void)
 {
     struct pollfd fds[EMPI_MAX_WAIT_FDS];
-    nfds_t n = 0;
-    for (int i = 0; i < ntransports; i++) {
-        int fd = transports[i]->wait_fd ? transports[i]->wait_fd() : EMPI_WAIT_POLL;
-        if (fd == EMPI_WAIT_NOTHING)
-            continue;
-        if (fd < 0 || n == EMPI_MAX_WAIT_FDS)
-            return 0;
-        fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
-    }
-    if (n == 0)
+    int n = empi_progress_wait_fds(fds, EMPI_MAX_WAIT_FDS);
+    if (n <= 0)
         return 0;
-    poll(fds, n, EMPI_WAIT_SAFETY_MS);
+    poll(fds, (nfds_t)n, EMPI_WAIT_SAFETY_MS);
     return 1;
 }
 

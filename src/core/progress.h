@@ -20,6 +20,15 @@ void empi_progress_add_hook(empi_progress_hook_fn fn);
 /* One pass; returns the number of events (packets delivered, operations advanced). */
 int empi_progress_poll(void);
 
+/*
+ * The descriptors that signal work for every transport with something to hear, into fds (at most
+ * max); returns how many, or -1 when some transport can only be polled (shared-memory rings,
+ * queued output). Call with the library lock held.
+ */
+struct pollfd;
+#define EMPI_MAX_WAIT_FDS 8
+int empi_progress_wait_fds(struct pollfd *fds, int max);
+
 /* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
 void empi_progress_idle(int *idle_passes);
 
