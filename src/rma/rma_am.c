@@ -29,8 +29,8 @@
 #include "rma/win.h"
 #include "transport/transport.h"
 
-enum { AM_PUT = 1, AM_GET, AM_ACC, AM_CAS, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_REPLY, AM_ACK };
-enum { AM_EXCLUSIVE = 1, AM_FETCH = 2 };
+enum { AM_PUT = 1, AM_GET, AM_ACC, AM_CAS, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_REGIONS, AM_REPLY, AM_ACK };
+enum { AM_EXCLUSIVE = 1, AM_FETCH = 2, AM_PAIRS = 4 };
 
 typedef struct am_hdr {
     uint8_t type;        /* EMPI_PKT_RMA */
@@ -214,6 +214,8 @@ typedef struct {
     am_track_t *k;
     size_t piece;
     char *scratch;
+    size_t nrec;         /* pair records in scratch */
+    MPI_Count first;     /* stream offset of the first of them */
 } am_ctx_t;
 
 static int issue_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
@@ -246,11 +248,65 @@ static int issue_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
     return 0;
 }
 
+/*
+ * A pair type with a gap (MPI_DOUBLE_INT: 8 + 4 bytes in 16) has runs that split its elements, and
+ * the target must apply whole elements. Its accumulates travel as records instead: the element's
+ * target address, then its value laid out as in memory. A packet holds consecutive elements of the
+ * stream, so a fetched answer is one piece of the result stream as usual.
+ */
+static size_t pair_record(const empi_datatype_t *elem)
+{
+    return sizeof(uint64_t) + (size_t)elem->extent;
+}
+
+static void flush_pairs(am_ctx_t *x)
+{
+    if (x->nrec == 0)
+        return;
+    empi_rma_op_t *op = x->op;
+    am_hdr_t h = header(x->w, AM_ACC, 0, x->nrec * (size_t)op->elem->size);
+    h.stream = (uint64_t)x->first;
+    h.cookie = (uint64_t)(uintptr_t)x->k;
+    h.elem = (int32_t)(intptr_t)op->elem->handle;
+    h.op = (int32_t)(intptr_t)op->op->handle;
+    h.flags = AM_PAIRS | (op->kind == EMPI_RMA_GET_ACC ? AM_FETCH : 0);
+    send_packet(x->w->peers[op->target].world, &h, x->scratch, x->nrec * pair_record(op->elem));
+    x->nrec = 0;
+}
+
+static int issue_pair_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
+{
+    am_ctx_t *x = c;
+    empi_rma_op_t *op = x->op;
+    MPI_Count es = op->elem->size;
+    size_t rec = pair_record(op->elem);
+    unsigned char packed[64];
+    /* the elements that start in this run */
+    for (MPI_Count o = (es - s % es) % es; o < len; o += es) {
+        if (x->nrec == 0)
+            x->first = s + o;
+        char *r = x->scratch + x->nrec * rec;
+        uint64_t addr = (uint64_t)op->offset + (uint64_t)disp + (uint64_t)o;
+        memcpy(r, &addr, sizeof addr);
+        memset(r + sizeof addr, 0, rec - sizeof addr);
+        if (op->op->handle != MPI_NO_OP) {
+            empi_dt_pack(op->obuf, op->ocount, op->odt, s + o, packed, es);
+            empi_dt_unpack(r + sizeof addr, 1, op->elem, 0, packed, es);
+        }
+        if (++x->nrec == x->piece / rec)
+            flush_pairs(x);
+    }
+    return 0;
+}
+
+static int is_split_pair(const empi_datatype_t *elem)
+{
+    return elem && elem->basic >= EMPI_BASIC_FLOAT_INT && elem->size != elem->extent;
+}
+
 int empi_rma_am(empi_win_t *w, empi_rma_op_t *op)
 {
     empi_win_peer_t *p = &w->peers[op->target];
-    if (op->elem && (op->elem->size != op->elem->extent || op->elem->basic >= EMPI_BASIC_FLOAT_INT))
-        return MPI_ERR_UNSUPPORTED_OPERATION;   /* pair types: runs split their elements */
     if (op->kind == EMPI_RMA_CAS) {
         size_t es = (size_t)op->elem->size;
         am_track_t *k = track(w, op->target, op->rbuf, 1, op->elem, (MPI_Count)es, op->req);
@@ -265,8 +321,8 @@ int empi_rma_am(empi_win_t *w, empi_rma_op_t *op)
         send_packet(p->world, &h, two, 2 * es);
         return MPI_SUCCESS;
     }
-    am_ctx_t x = {w, op, NULL, max_payload(p->world), NULL};
-    if (op->elem)
+    am_ctx_t x = {w, op, NULL, max_payload(p->world), NULL, 0, 0};
+    if (op->elem && !is_split_pair(op->elem))
         x.piece = x.piece / (size_t)op->elem->size * (size_t)op->elem->size;
     if (op->kind == EMPI_RMA_GET)
         x.k = track(w, op->target, (void *)op->obuf, op->ocount, op->odt, op->bytes, op->req);
@@ -281,15 +337,20 @@ int empi_rma_am(empi_win_t *w, empi_rma_op_t *op)
     x.scratch = malloc(x.piece);
     if (!x.scratch)
         return MPI_ERR_NO_MEM;
-    empi_dt_runs(op->tcount, op->tdt, issue_run, &x);
+    if (is_split_pair(op->elem)) {
+        empi_dt_runs(op->tcount, op->tdt, issue_pair_run, &x);
+        flush_pairs(&x);
+    } else {
+        empi_dt_runs(op->tcount, op->tdt, issue_run, &x);
+    }
     free(x.scratch);
     return MPI_SUCCESS;
 }
 
-/* Send a control request and wait for its answer. */
-static int round_trip(empi_win_t *w, int t, int am_type, int flags)
+/* Send a control request and wait for its answer (whose data, if any, lands in buf). */
+static int round_trip(empi_win_t *w, int t, int am_type, int flags, void *buf)
 {
-    am_track_t *k = track(w, t, NULL, 0, NULL, 1, NULL);
+    am_track_t *k = track(w, t, buf, 0, NULL, 1, NULL);
     if (!k)
         return MPI_ERR_NO_MEM;
     am_hdr_t h = header(w, am_type, 0, 0);
@@ -301,19 +362,27 @@ static int round_trip(empi_win_t *w, int t, int am_type, int flags)
     return MPI_SUCCESS;
 }
 
+int empi_rma_am_regions(empi_win_t *w, int t)
+{
+    empi_win_peer_t *p = &w->peers[t];
+    if (!p->dyn_known && !(p->dyn_known = calloc(EMPI_WIN_DYN_MAX, sizeof *p->dyn_known)))
+        return MPI_ERR_NO_MEM;
+    return round_trip(w, t, AM_REGIONS, 0, p->dyn_known); /* on_answer sets ndyn_known */
+}
+
 int empi_rma_am_lock(empi_win_t *w, int t, int exclusive)
 {
-    return round_trip(w, t, AM_LOCK, exclusive ? AM_EXCLUSIVE : 0);
+    return round_trip(w, t, AM_LOCK, exclusive ? AM_EXCLUSIVE : 0, NULL);
 }
 
 int empi_rma_am_unlock(empi_win_t *w, int t, int exclusive)
 {
-    return round_trip(w, t, AM_UNLOCK, exclusive ? AM_EXCLUSIVE : 0);
+    return round_trip(w, t, AM_UNLOCK, exclusive ? AM_EXCLUSIVE : 0, NULL);
 }
 
 int empi_rma_am_flush(empi_win_t *w, int t)
 {
-    return round_trip(w, t, AM_FLUSH, 0);
+    return round_trip(w, t, AM_FLUSH, 0, NULL);
 }
 
 /* ---- target side ---- */
@@ -357,6 +426,42 @@ static void apply_acc(empi_win_t *w, const am_hdr_t *h, const void *payload, cha
     empi_rma_apply(op, elem, payload, mem, fetch, (MPI_Count)h->len / elem->size, atomics);
     if (!atomics)
         empi_win_spin_release(&me->slot->acc_lock);
+    if (fetch) {
+        answer(w, h, AM_REPLY, h->stream, fetch, (size_t)h->len);
+        free(fetch);
+    }
+}
+
+/* Records of whole pair elements (see flush_pairs), applied under the accumulate lock. */
+static void apply_pairs(empi_win_t *w, const am_hdr_t *h, const unsigned char *payload)
+{
+    empi_datatype_t *elem = empi_datatype_get((MPI_Datatype)(intptr_t)h->elem);
+    empi_op_t *op = empi_op_get((MPI_Op)(intptr_t)h->op);
+    if (!elem || !op || !is_split_pair(elem))
+        empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: bad pair type or op");
+    size_t es = (size_t)elem->size, rec = pair_record(elem), n = (size_t)h->len / es;
+    uint64_t span = (uint64_t)(elem->true_ub - elem->true_lb);
+    char *fetch = (h->flags & AM_FETCH) ? calloc(n ? n : 1, es) : NULL;
+    if ((h->flags & AM_FETCH) && !fetch)
+        empi_fatal(MPI_ERR_NO_MEM, "out of memory answering an RMA get-accumulate");
+    empi_win_peer_t *me = &w->peers[w->rank];
+    empi_win_spin_acquire(&me->slot->acc_lock);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *r = payload + i * rec;
+        uint64_t addr;
+        memcpy(&addr, r, sizeof addr);
+        char *mem = local_mem(w, addr, span);
+        if (!mem) {
+            fprintf(stderr, "EtherMPI: rank %d: dropped an RMA accumulate outside the window (offset %llu)\n",
+                    w->rank, (unsigned long long)addr);
+            continue;
+        }
+        if (fetch)
+            empi_dt_pack(mem, 1, elem, 0, fetch + i * es, (MPI_Count)es);
+        if (op->handle != MPI_NO_OP)
+            empi_op_apply(op, r + sizeof addr, mem, 1, elem);
+    }
+    empi_win_spin_release(&me->slot->acc_lock);
     if (fetch) {
         answer(w, h, AM_REPLY, h->stream, fetch, (size_t)h->len);
         free(fetch);
@@ -414,6 +519,11 @@ static void on_answer(const am_hdr_t *h, const void *payload)
             empi_dt_unpack(k->buf, k->count, k->dt, (MPI_Count)h->stream, payload, (MPI_Count)h->len);
         k->remaining -= (MPI_Count)h->len;
     } else {
+        if (h->am == AM_ACK && k->buf) { /* the target's attached regions */
+            size_t n = (size_t)h->len / sizeof(struct empi_win_region);
+            memcpy(k->buf, payload, n * sizeof(struct empi_win_region));
+            k->w->peers[k->target].ndyn_known = (uint32_t)n;
+        }
         k->remaining--;
     }
     if (k->remaining <= 0)
@@ -435,6 +545,10 @@ static void am_deliver(int src, const void *pkt, size_t len)
     empi_win_t *w = find_win(h.win);
     if (!w)
         empi_fatal(MPI_ERR_INTERN, "RMA packet for a window this process does not have");
+    if (h.am == AM_ACC && (h.flags & AM_PAIRS)) {
+        apply_pairs(w, &h, payload);
+        return;
+    }
     char *mem = NULL;
     if (h.am == AM_PUT || h.am == AM_GET || h.am == AM_ACC || h.am == AM_CAS) {
         mem = local_mem(w, h.addr, h.len);
@@ -457,6 +571,12 @@ static void am_deliver(int src, const void *pkt, size_t len)
         answer(w, &h, AM_ACK, 0, NULL, 0);
         break;
     case AM_FLUSH: answer(w, &h, AM_ACK, 0, NULL, 0); break;
+    case AM_REGIONS: {
+        const struct empi_win_region *r;
+        int n = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? empi_win_dyn_table(w, &r) : 0;
+        answer(w, &h, AM_ACK, 0, n ? r : NULL, (size_t)n * sizeof *r);
+        break;
+    }
     default: empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: unknown operation");
     }
 }

@@ -47,7 +47,7 @@ typedef struct empi_win_slot {
     _Atomic uint32_t dyn_seq;              /* seqlock over the attached-region table: odd = changing */
     uint32_t ndyn;
     _Alignas(64) _Atomic uint64_t arrive;  /* fences and barriers this rank has entered */
-    struct {
+    struct empi_win_region {
         uint64_t base, size;
     } dyn[EMPI_WIN_DYN_MAX];
 } empi_win_slot_t;
@@ -64,6 +64,8 @@ typedef struct empi_win_peer {
     uint8_t sync;        /* access epoch towards it: EMPI_WIN_SYNC_* bits */
     empi_win_slot_t *slot;   /* its control block in our node segment (on_node only) */
     uint32_t am_pending;     /* AM operations awaiting a reply (gets, flush acks, lock grants) */
+    uint32_t ndyn_known;     /* dynamic windows off the node: its regions as last asked for */
+    struct empi_win_region *dyn_known;
 } empi_win_peer_t;
 
 enum {
@@ -245,11 +247,15 @@ void empi_rma_am_uses(empi_win_t *w);
 int empi_rma_am_lock(empi_win_t *w, int t, int exclusive);
 int empi_rma_am_unlock(empi_win_t *w, int t, int exclusive);
 int empi_rma_am_flush(empi_win_t *w, int t);
+/* Ask target t for the regions it has attached to dynamic window w, into p->dyn_known. */
+int empi_rma_am_regions(empi_win_t *w, int t);
 
 /* ---- dynamic windows (win_dynamic.c) ---- */
 /* Is [addr, addr + len) inside a region peer t attached? */
 int empi_win_dyn_contains(empi_win_t *w, int t, uint64_t addr, uint64_t len);
 int empi_win_dyn_local_contains(empi_win_t *w, uint64_t addr, uint64_t len);
+/* This rank's attached regions (call with the library lock held, as attach and detach do). */
+int empi_win_dyn_table(empi_win_t *w, const struct empi_win_region **regions);
 
 /* The errhandler hook core/error.c calls. */
 empi_errhandler_t *empi_win_errhandler_of(struct empi_win *win, MPI_Win *handle_out);

@@ -171,6 +171,8 @@ static void teardown(empi_win_t *w)
     empi_win_seg_destroy(w);
     if (w->owns_private)
         free(w->base);
+    for (int t = 0; w->peers && t < w->size; t++)
+        free(w->peers[t].dyn_known);
     free(w->peers);
     free(w->node_ranks);
     free(w->start_ranks);

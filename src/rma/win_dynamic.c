@@ -2,7 +2,9 @@
  * Dynamic windows: MPI_Win_attach and MPI_Win_detach expose regions of a process's memory, and
  * displacements are addresses in the target. Each rank publishes its regions in its control block
  * of the node segment under a sequence lock (odd while it changes), so node peers check the range
- * of an operation without asking the target; a target reached by active messages checks its own.
+ * of an operation without asking the target. An origin on another node keeps the target's table as
+ * last fetched and fetches it again (one active-message round trip) only when an operation falls
+ * outside it; the target's handler checks every operation once more against its live table.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -16,6 +18,14 @@ static empi_win_slot_t *my_slot(empi_win_t *w)
     return w->peers[w->rank].slot;
 }
 
+static int regions_contain(const struct empi_win_region *r, uint32_t n, uint64_t addr, uint64_t len)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (addr >= r[i].base && addr + len <= r[i].base + r[i].size)
+            return 1;
+    return 0;
+}
+
 static int slot_contains(empi_win_slot_t *s, uint64_t addr, uint64_t len)
 {
     for (;;) {
@@ -24,10 +34,8 @@ static int slot_contains(empi_win_slot_t *s, uint64_t addr, uint64_t len)
             sched_yield();
             continue;
         }
-        int found = 0;
         uint32_t n = s->ndyn < EMPI_WIN_DYN_MAX ? s->ndyn : EMPI_WIN_DYN_MAX;
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = addr >= s->dyn[i].base && addr + len <= s->dyn[i].base + s->dyn[i].size;
+        int found = regions_contain(s->dyn, n, addr, len);
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&s->dyn_seq, memory_order_relaxed) == seq)
             return found;
@@ -36,8 +44,21 @@ static int slot_contains(empi_win_slot_t *s, uint64_t addr, uint64_t len)
 
 int empi_win_dyn_contains(empi_win_t *w, int t, uint64_t addr, uint64_t len)
 {
-    empi_win_slot_t *s = w->peers[t].slot;
-    return s ? slot_contains(s, addr, len) : 1;   /* off the node: the target's handler checks */
+    empi_win_peer_t *p = &w->peers[t];
+    if (p->slot)
+        return slot_contains(p->slot, addr, len);
+    if (p->dyn_known && regions_contain(p->dyn_known, p->ndyn_known, addr, len))
+        return 1;
+    if (empi_rma_am_regions(w, t) != MPI_SUCCESS)
+        return 1; /* cannot ask: the target's handler still checks */
+    return regions_contain(p->dyn_known, p->ndyn_known, addr, len);
+}
+
+int empi_win_dyn_table(empi_win_t *w, const struct empi_win_region **regions)
+{
+    empi_win_slot_t *s = my_slot(w);
+    *regions = s->dyn;
+    return (int)s->ndyn;
 }
 
 int empi_win_dyn_local_contains(empi_win_t *w, uint64_t addr, uint64_t len)

@@ -5,7 +5,9 @@
  *   - a compare-and-swap spin lock protects a counter updated with plain get/put;
  *   - exclusive locks exclude: inside one, nobody else's marker is ever seen;
  *   - get_accumulate with MPI_NO_OP and MPI_REPLACE, accumulate on doubles (CAS-loop path) and
- *     on MINLOC pairs (locked path).
+ *     on MINLOC pairs (locked path);
+ *   - MINLOC and MAXLOC on MPI_DOUBLE_INT (a pair with a gap) into strided target elements, every
+ *     rank at once, then fetched whole.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +117,58 @@ static void pairs_and_noop(MPI_Win win)
   CHECK(got.v == 100 - (size - 1) && got.idx == size - 1, "MINLOC gave (%d, %d)", got.v, got.idx);
 }
 
+typedef struct {
+  double d;
+  int i;
+} dint_t;
+
+/* Rank r's value for slot j: values repeat across ranks, so ties are broken by the index. */
+static double dint_value(int r, int j) { return (double)((r * 7 + j * 3) % 5) + 0.25 * j; }
+
+static void split_pairs(void)
+{
+  enum { N = 3, SLOTS = 2 * N };
+  dint_t *mem;
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_allocate(SLOTS * sizeof(dint_t), sizeof(dint_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    for (int j = 0; j < SLOTS; j++) mem[j] = (dint_t){j % 2 ? -1e300 : 1e300, -1};
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  MPI_Datatype every_other;
+  CHECK_MPI(MPI_Type_vector(N, 1, 2, MPI_DOUBLE_INT, &every_other));
+  CHECK_MPI(MPI_Type_commit(&every_other));
+  dint_t lo[N], hi[N];
+  for (int j = 0; j < N; j++) {
+    lo[j] = (dint_t){dint_value(rank, j), rank};
+    hi[j] = (dint_t){dint_value(rank, j + N), rank};
+  }
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Accumulate(lo, N, MPI_DOUBLE_INT, 0, 0, 1, every_other, MPI_MINLOC, win));
+  CHECK_MPI(MPI_Accumulate(hi, N, MPI_DOUBLE_INT, 0, 1, 1, every_other, MPI_MAXLOC, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  dint_t got[SLOTS];
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, got, SLOTS, MPI_DOUBLE_INT, 0, 0, SLOTS, MPI_DOUBLE_INT,
+                               MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  for (int j = 0; j < SLOTS; j++) {
+    int k = j / 2 + (j % 2 ? N : 0);
+    dint_t want = {dint_value(0, k), 0};
+    for (int r = 1; r < size; r++) {
+      double v = dint_value(r, k);
+      if (j % 2 ? v > want.d : v < want.d) want = (dint_t){v, r};
+    }
+    CHECK(got[j].d == want.d && got[j].i == want.i, "%s slot %d: (%g, %d), want (%g, %d)",
+          j % 2 ? "MAXLOC" : "MINLOC", j, got[j].d, got[j].i, want.d, want.i);
+  }
+  CHECK_MPI(MPI_Type_free(&every_other));
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 static void run(MPI_Win win, long long *mem)
 {
   if (rank == 0) {
@@ -131,11 +185,7 @@ static void run(MPI_Win win, long long *mem)
   spin_lock(win);
   exclusive(win);
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-  /* EtherMPI's active-message path (EMPI_RMA_PATH=am) does not take pair types yet */
-  const char *path = getenv("EMPI_RMA_PATH");
-  int pairs = !(path && strcmp(path, "am") == 0);
-  if (pairs)
-    pairs_and_noop(win);
+  pairs_and_noop(win);
   if (rank == 0) {
     CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
     CHECK(mem[SUM] == (long long)size * ITERS * 2, "sum %lld, want %lld", mem[SUM], (long long)size * ITERS * 2);
@@ -168,6 +218,7 @@ int main(int argc, char **argv)
                              &win));
   run(win, mem);
   CHECK_MPI(MPI_Win_free(&win));
+  split_pairs();
 
   long long *priv = calloc(WORDS, sizeof(long long));
   CHECK(priv != NULL, "calloc");

@@ -98,6 +98,7 @@ if [ "$quick" = 1 ]; then
     expect_pass 3 3 "$mpi/pt2pt_modes"
     expect_pass 2 4 "$mpi/coll_smoke"
     EMPI_ASYNC_PROGRESS=1 expect_pass 3 3 "$build/tests/mpi_progress/async_progress"
+    expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
     expect_pass 2 4 "$build/tests/mpi_dt/dt_pt2pt"
     expect_pass 2 2 "$mpi/pt2pt_large" 16777216
     echo "done in $(($(date +%s) - started)) s"
@@ -128,6 +129,13 @@ EMPI_TCP_SNDBUF=4k EMPI_TCP_RCVBUF=4k EMPI_TCP_MAX_INFLIGHT=8k expect_pass 3 3 "
 expect_pass 4 4 "$build/tests/mpi_coll/coll_sweep"
 expect_pass 2 4 "$build/tests/mpi_coll/coll_sweep"
 expect_pass 3 6 "$build/tests/mpi_coll/coll_stress"
+# One-sided operations between hosts go by active messages (every operation, synchronization and
+# datatype; the concurrency guarantees, pair types included), and mixed with direct ones on a host.
+expect_pass 3 3 "$build/tests/mpi_rma/rma_ops"
+expect_pass 2 4 "$build/tests/mpi_rma/rma_ops"
+expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
+expect_pass 2 4 "$build/tests/mpi_rma/rma_atomic"
+expect_pass 2 2 "$build/tests/mpi_rma/rma_dynamic"
 # A progress thread completes one-sided operations, rendezvous and a broadcast tree aimed at ranks
 # that compute outside MPI (one rank per host: every operation crosses the network).
 EMPI_ASYNC_PROGRESS=1 expect_pass 3 3 "$build/tests/mpi_progress/async_progress"
