@@ -9,19 +9,19 @@
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
-    int p = m->p, P = o->parity;
+    int p = m->p;
     size_t nb = o->nb;
     if (o->phase == 0) {
-        if (!empi_shm_all_done(m, o->e))
+        if (!empi_shm_all_done(m, o->e, nb))
             return 0;
-        empi_copy(empi_shm_data(m, P, m->me, nb), o->sbuf, nb);
-        empi_shm_post(m, P, 2 * o->e + 1);
+        empi_copy(empi_shm_data(m, o->e, m->me, nb), o->sbuf, nb);
+        empi_shm_post(m, o->e, 2 * o->e + 1);
         o->phase = 1;
     }
-    if (!empi_shm_all_posted(m, P, 2 * o->e + 1))
+    if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_copy(o->rbuf + nb * (size_t)i, empi_shm_data(m, P, i, nb), nb);
+        empi_copy(o->rbuf + nb * (size_t)i, empi_shm_data(m, o->e, i, nb), nb);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

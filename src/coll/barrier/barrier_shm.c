@@ -8,10 +8,10 @@ static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     if (o->phase == 0) {
-        empi_shm_post(m, o->parity, 2 * o->e + 1);
+        empi_shm_post(m, o->e, 2 * o->e + 1);
         o->phase = 1;
     }
-    if (!empi_shm_all_posted(m, o->parity, 2 * o->e + 1))
+    if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     empi_shm_set_done(m, o->e, 1);
     return 1;

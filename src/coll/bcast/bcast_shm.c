@@ -10,16 +10,15 @@
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
-    int P = o->parity;
     if (m->me == o->root) {
-        if (!empi_shm_all_done(m, o->e))
+        if (!empi_shm_all_done(m, o->e, o->len))
             return 0;
-        empi_copy(empi_shm_data(m, P, m->me, o->len), o->rbuf + o->off0, o->len);
-        empi_shm_post(m, P, 2 * o->e + 1);
+        empi_copy(empi_shm_data(m, o->e, m->me, o->len), o->rbuf + o->off0, o->len);
+        empi_shm_post(m, o->e, 2 * o->e + 1);
     } else {
-        if (!empi_shm_posted(m, o->root, P, 2 * o->e + 1))
+        if (!empi_shm_posted(m, o->root, o->e, 2 * o->e + 1))
             return 0;
-        empi_copy(o->rbuf + o->off0, empi_shm_data(m, P, o->root, o->len), o->len);
+        empi_copy(o->rbuf + o->off0, empi_shm_data(m, o->e, o->root, o->len), o->len);
     }
     empi_shm_set_done(m, o->e, 0);
     return 1;

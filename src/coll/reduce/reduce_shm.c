@@ -17,9 +17,9 @@ static int fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
     struct empi_coll_shm *m = o->m;
     if (cnt == 0)
         return MPI_SUCCESS;
-    empi_copy(acc, empi_shm_data(m, o->parity, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
+    empi_copy(acc, empi_shm_data(m, o->e, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
     for (int i = m->p - 2; i >= 0; i--) {
-        int rc = empi_op_apply(o->op, empi_shm_data(m, o->parity, i, o->len) + off, acc, cnt, o->dt);
+        int rc = empi_op_apply(o->op, empi_shm_data(m, o->e, i, o->len) + off, acc, cnt, o->dt);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -33,10 +33,10 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     uint64_t e = o->e;
     int small = o->len <= EMPI_SHM_SMALL_REDUCE, gets = o->all || me == o->root;
     if (o->phase == 0) {
-        if (!empi_shm_all_done(m, e))
+        if (!empi_shm_all_done(m, e, o->len))
             return 0;
-        empi_copy(empi_shm_data(m, P, me, o->len), o->sbuf + o->off0, o->len);
-        empi_shm_post(m, P, 2 * e + 1);
+        empi_copy(empi_shm_data(m, o->e, me, o->len), o->sbuf + o->off0, o->len);
+        empi_shm_post(m, o->e, 2 * e + 1);
         if (small && !gets) {
             empi_shm_set_done(m, e, 0);   /* reads nothing */
             return 1;
@@ -44,7 +44,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
         o->phase = 1;
     }
     if (o->phase == 1) {
-        if (!empi_shm_all_posted(m, P, 2 * e + 1))
+        if (!empi_shm_all_posted(m, o->e, 2 * e + 1))
             return 0;
         if (small) {
             int rc = fold(o, 0, o->cnt, o->rbuf + o->off0);
@@ -63,10 +63,10 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
             if (rc != MPI_SUCCESS)
                 return -rc;
         }
-        empi_shm_post(m, P, 2 * e + 2);
+        empi_shm_post(m, o->e, 2 * e + 2);
         o->phase = 2;
     }
-    if (!empi_shm_all_posted(m, P, 2 * e + 2))
+    if (!empi_shm_all_posted(m, o->e, 2 * e + 2))
         return 0;
     if (gets)
         empi_copy(o->rbuf + o->off0, empi_shm_slot(m, P, p - 1), o->len);

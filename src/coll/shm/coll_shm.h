@@ -13,6 +13,12 @@
 
 #define EMPI_SHM_SLOT (64 * 1024)
 #define EMPI_SHM_INLINE 56
+/* Post lines per rank: how many small pieces a writer may run ahead of the slowest reader. Deep,
+   so that when ranks outnumber cores a root broadcasts many small messages per time slice
+   instead of waiting for a descheduled reader every other one. Pieces up to EMPI_SHM_MEDIUM
+   bytes that do not fit inline get a buffer per line; the big data slots stay two deep. */
+#define EMPI_SHM_LINES 16
+#define EMPI_SHM_MEDIUM 2048
 
 typedef struct {
     _Atomic uint64_t seq;
@@ -20,7 +26,7 @@ typedef struct {
 } __attribute__((aligned(64))) shm_line_t;
 
 typedef struct {
-    shm_line_t post[2];
+    shm_line_t post[EMPI_SHM_LINES];
     struct {
         _Atomic uint64_t seq;
         char pad[56];
@@ -33,6 +39,7 @@ struct empi_coll_shm {
     int p, me;
     shm_rank_t *ctl;
     char *slots;          /* [2][p][EMPI_SHM_SLOT] */
+    char *medium;         /* [p][EMPI_SHM_LINES][EMPI_SHM_MEDIUM] */
     uint64_t epoch;       /* next epoch to hand out */
     uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
     uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
@@ -43,15 +50,24 @@ static inline char *empi_shm_slot(struct empi_coll_shm *m, int parity, int r)
     return m->slots + ((size_t)parity * m->p + r) * EMPI_SHM_SLOT;
 }
 
-/* Every rank has finished piece e - 2 (so parity-(e & 1) memory may be written). */
-static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e)
+static inline shm_line_t *empi_shm_line(struct empi_coll_shm *m, int r, uint64_t e)
 {
-    if (e <= 2 || m->synced >= e - 2)
+    return &m->ctl[r].post[e % EMPI_SHM_LINES];
+}
+
+/*
+ * Every rank has finished the piece that last used the memory piece e of `len` bytes writes: its
+ * post line and medium buffer (piece e - EMPI_SHM_LINES) or its parity's slot (e - 2).
+ */
+static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
+{
+    uint64_t back = len <= EMPI_SHM_MEDIUM ? EMPI_SHM_LINES : 2;
+    if (e <= back || m->synced >= e - back)
         return 1;
     uint64_t low = UINT64_MAX;
     for (int i = 0; i < m->p; i++) {
         uint64_t d = atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire);
-        if (d < e - 2)
+        if (d < e - back)
             return 0;
         if (d < low)
             low = d;
@@ -60,22 +76,22 @@ static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e)
     return 1;
 }
 
-static inline int empi_shm_all_posted(struct empi_coll_shm *m, int parity, uint64_t v)
+static inline int empi_shm_all_posted(struct empi_coll_shm *m, uint64_t e, uint64_t v)
 {
     for (int i = 0; i < m->p; i++)
-        if (atomic_load_explicit(&m->ctl[i].post[parity].seq, memory_order_acquire) < v)
+        if (atomic_load_explicit(&empi_shm_line(m, i, e)->seq, memory_order_acquire) < v)
             return 0;
     return 1;
 }
 
-static inline int empi_shm_posted(struct empi_coll_shm *m, int r, int parity, uint64_t v)
+static inline int empi_shm_posted(struct empi_coll_shm *m, int r, uint64_t e, uint64_t v)
 {
-    return atomic_load_explicit(&m->ctl[r].post[parity].seq, memory_order_acquire) >= v;
+    return atomic_load_explicit(&empi_shm_line(m, r, e)->seq, memory_order_acquire) >= v;
 }
 
-static inline void empi_shm_post(struct empi_coll_shm *m, int parity, uint64_t v)
+static inline void empi_shm_post(struct empi_coll_shm *m, uint64_t e, uint64_t v)
 {
-    atomic_store_explicit(&m->ctl[m->me].post[parity].seq, v, memory_order_release);
+    atomic_store_explicit(&empi_shm_line(m, m->me, e)->seq, v, memory_order_release);
 }
 
 /* This rank has finished piece e; `all_synced`: every rank is known to have finished e - 1. */
@@ -87,10 +103,14 @@ static inline void empi_shm_set_done(struct empi_coll_shm *m, uint64_t e, int al
         m->synced = e - 1;
 }
 
-/* Where rank r's data of a piece of `len` bytes lives: inline in its post line when it fits. */
-static inline char *empi_shm_data(struct empi_coll_shm *m, int parity, int r, size_t len)
+/* Where rank r's data of piece e (`len` bytes) lives: inline in its post line when it fits. */
+static inline char *empi_shm_data(struct empi_coll_shm *m, uint64_t e, int r, size_t len)
 {
-    return len <= EMPI_SHM_INLINE ? m->ctl[r].post[parity].data : empi_shm_slot(m, parity, r);
+    if (len <= EMPI_SHM_INLINE)
+        return empi_shm_line(m, r, e)->data;
+    if (len <= EMPI_SHM_MEDIUM)
+        return m->medium + ((size_t)r * EMPI_SHM_LINES + e % EMPI_SHM_LINES) * EMPI_SHM_MEDIUM;
+    return empi_shm_slot(m, (int)(e & 1), r);
 }
 
 /*
@@ -127,5 +147,7 @@ int empi_shm_run_direct(empi_comm_t *comm, empi_shm_op_t *o);
 /* The reduction step shared by reduce and allreduce (reduce/reduce_shm.c). */
 int empi_shm_reduce_step(empi_shm_op_t *o);
 #define EMPI_SHM_SMALL_REDUCE 2048   /* pieces up to this many bytes: every rank folds all */
+/* A large reduction works in the slots directly: a piece in a medium buffer must be a small one. */
+_Static_assert(EMPI_SHM_MEDIUM <= EMPI_SHM_SMALL_REDUCE, "medium pieces are reduced as small ones");
 
 #endif
