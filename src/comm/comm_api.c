@@ -76,6 +76,8 @@ EMPI_WEAK_ALIAS(Comm_get_name)
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     empi_comm_t *c;
+    if (comm == MPI_COMM_NULL)
+        return empi_name_of_null("MPI_Comm_get_name", "MPI_COMM_NULL", comm_name, resultlen);
     EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_get_name", &c));
     if (!comm_name || !resultlen)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_name: %s is NULL", comm_name ? "resultlen" : "comm_name");

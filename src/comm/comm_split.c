@@ -100,6 +100,13 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* The only hardware resource type we can name is the node's shared memory; others give NULL. */
+static int hw_guided_color(empi_info_t *hints, int me)
+{
+    const char *value = empi_info_lookup(hints, "mpi_hw_resource_type");
+    return value && strcmp(value, "mpi_shared_memory") == 0 ? empi_boot_node_of(me) : MPI_UNDEFINED;
+}
+
 /* The color a split type gives this process, and whether a whole-parent result must become NULL. */
 static int split_type_color(empi_comm_t *c, int split_type, empi_info_t *hints, int *null_if_whole)
 {
@@ -110,17 +117,18 @@ static int split_type_color(empi_comm_t *c, int split_type, empi_info_t *hints, 
     case MPI_COMM_TYPE_SHARED:
         return empi_boot_node_of(me);
     case MPI_COMM_TYPE_HW_GUIDED:
-        /* The only resource type we can name is the node's shared memory; others give NULL. */
-        value = empi_info_lookup(hints, "mpi_hw_resource_type");
-        return value && strcmp(value, "mpi_shared_memory") == 0 ? empi_boot_node_of(me) : MPI_UNDEFINED;
+        return hw_guided_color(hints, me);
     case MPI_COMM_TYPE_HW_UNGUIDED:
         *null_if_whole = 1;
         return empi_boot_node_of(me);
     case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        /* guided by a process set name, or (MPI 4.1) by a hardware resource type as HW_GUIDED */
         value = empi_info_lookup(hints, "mpi_pset_name");
-        if (value && strcmp(value, "mpi://WORLD") == 0)
+        if (!value)
+            return hw_guided_color(hints, me);
+        if (strcmp(value, "mpi://WORLD") == 0)
             return 0;
-        if (value && strcmp(value, "mpi://SELF") == 0)
+        if (strcmp(value, "mpi://SELF") == 0)
             return me;
         return MPI_UNDEFINED;
     default:

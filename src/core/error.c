@@ -452,6 +452,8 @@ static int user_remove(int code, int want_class, const char *fname)
     const char *why = NULL;
     if (!u || (u->errclass == code) != want_class)
         why = want_class ? "is not a user-defined error class" : "is not a user-defined error code";
+    else if (u->text)
+        why = "still has an error string (remove it first with MPI_Remove_error_string)";
     else if (want_class)
         for (int i = 0; i < user_count; i++)
             if (user_codes[i].in_use && user_codes[i].errclass == code && MPI_ERR_LASTCODE + 1 + i != code)

@@ -63,4 +63,10 @@ int empi_unsupported_on_comm(MPI_Comm comm, const char *fname);
             return empi_check_rc_;        \
     } while (0)
 
+/*
+ * MPI_{Comm,Type,Win}_get_name on the object's null handle: its predefined name ("MPI_COMM_NULL"
+ * and so on), as users and tools ask for it even though the standard names only live objects.
+ */
+int empi_name_of_null(const char *fname, const char *null_name, char *name, int *resultlen);
+
 #endif

@@ -146,6 +146,8 @@ EMPI_WEAK_ALIAS(Type_get_name)
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     empi_datatype_t *dt;
+    if (datatype == MPI_DATATYPE_NULL)
+        return empi_name_of_null("MPI_Type_get_name", "MPI_DATATYPE_NULL", type_name, resultlen);
     EMPI_CHECK(get_type("MPI_Type_get_name", datatype, &dt));
     OUT_CHECK("MPI_Type_get_name", type_name);
     OUT_CHECK("MPI_Type_get_name", resultlen);

@@ -145,7 +145,8 @@ static int check_acc_types(empi_win_t *w, const char *fname, empi_rma_op_t *op)
     if (b == EMPI_BASIC_NONE || (!no_op && op->odt->basic != b) || (op->rdt && op->rdt->basic != b))
         return empi_err_win(w, MPI_ERR_TYPE, "%s: origin%s and target datatypes must be made of one same basic type",
                             fname, op->rdt ? ", result" : "");
-    if (empi_op_check(op->op, op->tdt) != MPI_SUCCESS)
+    /* an operation on no element combines nothing: any op is acceptable then */
+    if (op->tcount * op->tdt->size != 0 && empi_op_check(op->op, op->tdt) != MPI_SUCCESS)
         return empi_err_win(w, MPI_ERR_OP, "%s: the operation is not defined on the target datatype", fname);
     op->elem = empi_rma_elem_type(b);
     if (!op->elem)

@@ -275,7 +275,8 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     return create_common("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, NULL, win);
 }
 
-/* Where rank t's memory is mapped here, if it is: shared windows, and allocated ones on this node. */
+/* Where rank t's memory is mapped here, if it is: shared windows, and allocated ones on this node.
+   Any flavor may be asked (MPI 4.1): memory not mapped here gives size 0 and a NULL base. */
 static int shared_query(const char *fname, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                         void *baseptr)
 {
@@ -283,8 +284,6 @@ static int shared_query(const char *fname, MPI_Win win, int rank, MPI_Aint *size
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (!size || !disp_unit || !baseptr)
         return empi_err_win(w, MPI_ERR_ARG, "%s: %s is NULL", fname, !size ? "size" : !disp_unit ? "disp_unit" : "baseptr");
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
-        return empi_err_win(w, MPI_ERR_RMA_FLAVOR, "%s: the window was not allocated by MPI", fname);
     if (rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
         return empi_err_win(w, MPI_ERR_RANK, "%s: rank %d is not in the window's group of %d", fname, rank, w->size);
     if (rank == MPI_PROC_NULL) {   /* the lowest rank with memory */
@@ -293,7 +292,7 @@ static int shared_query(const char *fname, MPI_Win win, int rank, MPI_Aint *size
             rank++;
     }
     const empi_win_peer_t *p = &w->peers[rank];
-    int mapped = p->atomics && p->on_node;
+    int mapped = w->flavor != MPI_WIN_FLAVOR_DYNAMIC && p->atomics && p->on_node;
     *size = mapped ? p->size : 0;
     *disp_unit = p->disp_unit;
     *(void **)baseptr = mapped ? p->base : NULL;

@@ -83,6 +83,8 @@ EMPI_WEAK_ALIAS(Win_get_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     empi_win_t *w;
+    if (win == MPI_WIN_NULL)
+        return empi_name_of_null("MPI_Win_get_name", "MPI_WIN_NULL", win_name, resultlen);
     EMPI_CHECK(empi_win_check(win, "MPI_Win_get_name", &w));
     if (!win_name || !resultlen)
         return empi_err_win(w, MPI_ERR_ARG, "MPI_Win_get_name: %s is NULL", win_name ? "resultlen" : "win_name");

@@ -55,6 +55,13 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_set_name(dup, "my duplicate"));
   check_name(dup, "my duplicate");
   check_name(MPI_COMM_WORLD, "MPI_COMM_WORLD"); /* the parent keeps its name */
+  check_name(MPI_COMM_NULL, "MPI_COMM_NULL");   /* null handles have their predefined names */
+  char tname[MPI_MAX_OBJECT_NAME];
+  int tlen;
+  CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, tname, &tlen));
+  CHECK(strcmp(tname, "MPI_DATATYPE_NULL") == 0 && tlen == 17, "name of MPI_DATATYPE_NULL: '%s'", tname);
+  CHECK_MPI(MPI_Win_get_name(MPI_WIN_NULL, tname, &tlen));
+  CHECK(strcmp(tname, "MPI_WIN_NULL") == 0 && tlen == 12, "name of MPI_WIN_NULL: '%s'", tname);
   char longname[MPI_MAX_OBJECT_NAME];
   memset(longname, 'n', sizeof longname);
   longname[MPI_MAX_OBJECT_NAME - 1] = '\0';

@@ -50,6 +50,15 @@ int main(int argc, char **argv)
     CHECK(guided != MPI_COMM_NULL, "HW_GUIDED split on mpi_shared_memory gave MPI_COMM_NULL");
     CHECK_MPI(MPI_Comm_compare(guided, shared, &result));
     CHECK(result == MPI_CONGRUENT, "guided and shared splits differ (%d)", result);
+    /* MPI 4.1: RESOURCE_GUIDED takes the same hardware resource type (without mpi_pset_name) */
+    MPI_Comm resource;
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, hint, &resource));
+    CHECK(resource != MPI_COMM_NULL, "RESOURCE_GUIDED split on mpi_shared_memory gave MPI_COMM_NULL");
+    CHECK_MPI(MPI_Comm_compare(resource, shared, &result));
+    CHECK(result == MPI_CONGRUENT, "resource-guided and shared splits differ (%d)", result);
+    CHECK_MPI(MPI_Comm_free(&resource));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &resource));
+    CHECK(resource == MPI_COMM_NULL, "RESOURCE_GUIDED without a hint gave a communicator");
 
     /* no object involved: raised on MPI_COMM_SELF */
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));

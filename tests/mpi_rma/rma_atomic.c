@@ -115,6 +115,12 @@ static void pairs_and_noop(MPI_Win win)
                                win));
   CHECK_MPI(MPI_Win_unlock(0, win));
   CHECK(got.v == 100 - (size - 1) && got.idx == size - 1, "MINLOC gave (%d, %d)", got.v, got.idx);
+  /* no element: the op need not be defined on the type (MPI_SUM on MPI_BYTE) */
+  char none = 0, none_back = 0;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(&none, 0, MPI_BYTE, &none_back, 0, MPI_BYTE, 0, PAIR, 0, MPI_BYTE, MPI_SUM, win));
+  CHECK_MPI(MPI_Accumulate(&none, 0, MPI_BYTE, 0, PAIR, 0, MPI_BYTE, MPI_PROD, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
 }
 
 typedef struct {

@@ -83,11 +83,44 @@ static void visibility(int noncontig)
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* MPI 4.1 lets any flavor be queried: memory this process cannot load from gives size 0, NULL. */
+static void query_other_flavors(void)
+{
+  int rank = empi_rank(), size = empi_size(), mem[4];
+  MPI_Win win;
+  CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  for (int r = 0; r < size; r++) {
+    MPI_Aint sz = -1;
+    int du = 0;
+    void *p = mem;
+    CHECK_MPI(MPI_Win_shared_query(win, r, &sz, &du, &p));
+    CHECK(du == sizeof(int), "created window: disp_unit %d of rank %d", du, r);
+    CHECK((sz == 0 && p == NULL) || (sz == (MPI_Aint)sizeof mem && p != NULL),
+          "created window, rank %d: size %ld with base %p", r, (long)sz, p);
+    if (r == rank && sz) CHECK(p == mem, "my own created memory at %p, not %p", p, (void *)mem);
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  int *base;
+  CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+  MPI_Aint sz;
+  int du;
+  int *p;
+  CHECK_MPI(MPI_Win_shared_query(win, rank, &sz, &du, &p));
+  CHECK(sz == 0 || (sz == sizeof(int) && p == base), "allocated window: my size %ld at %p, base %p", (long)sz,
+        (void *)p, (void *)base);
+  CHECK_MPI(MPI_Win_free(&win));
+  CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  CHECK_MPI(MPI_Win_shared_query(win, 0, &sz, &du, &p));
+  CHECK(sz == 0 && p == NULL, "dynamic window: size %ld at %p", (long)sz, (void *)p);
+  CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   visibility(0);
   visibility(1);
+  query_other_flavors();
   TEST_PASS();
   MPI_Finalize();
   return 0;

@@ -58,6 +58,7 @@ int main(void)
     EXPECT_CLASS(PMPI_Add_error_string(MPI_ERR_ARG, "nope"), MPI_ERR_ARG);
     EXPECT_CLASS(PMPI_Add_error_code(ucode, &ucode2), MPI_ERR_ARG);       /* a code is not a class */
     EXPECT_CLASS(PMPI_Remove_error_class(uclass), MPI_ERR_ARG);           /* still has a code */
+    EXPECT_CLASS(PMPI_Remove_error_code(ucode), MPI_ERR_ARG);             /* still has a string */
     EXPECT_OK(PMPI_Remove_error_string(ucode));
     EXPECT_OK(PMPI_Error_string(ucode, text, &len));
     EXPECT(len == 0);
