@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install the Debian packages the build and tests need (skipped when all are present).
 set -euo pipefail
-pkgs=(cmake ninja-build gcc g++ make python3 python3-venv python3-pip iproute2 nftables procps pkg-config
+pkgs=(cmake ninja-build gcc g++ make python3 python3-venv python3-pip python3-dev iproute2 nftables procps pkg-config
       binutils libfabric-dev libfabric-bin)
 missing=()
 for p in "${pkgs[@]}"; do

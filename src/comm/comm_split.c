@@ -147,8 +147,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         split_type != MPI_COMM_TYPE_HW_UNGUIDED && split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_split_type: split_type %d is not a known MPI_COMM_TYPE_*",
                              split_type);
-    if (empi_comm_is_inter(c))
-        return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_split_type: the communicator is an intercommunicator");
     empi_info_t *hints = NULL;
     if (info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
         return empi_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type: invalid info %p", (void *)info);
@@ -156,7 +154,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     empi_lock();
     int color = split_type_color(c, split_type, hints, &null_if_whole);
     empi_comm_t *d = NULL;
-    int rc = split(c, color, key, null_if_whole, &d);
+    /* an intercommunicator splits like MPI_Comm_split: each color pairs with the same remote color */
+    int rc = empi_comm_is_inter(c) ? empi_intercomm_split(c, color, key, &d) : split(c, color, key, null_if_whole, &d);
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_split_type: %s", rc == MPI_ERR_NO_MEM ? "out of memory"

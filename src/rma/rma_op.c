@@ -160,8 +160,10 @@ static int finish(empi_win_t *w, const char *fname, empi_rma_op_t *op, MPI_Reque
         if (new_request(w, request, &op->req) != MPI_SUCCESS)
             return empi_err_win(w, MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
-    int rc = run(w, op);
-    if (op->req && (rc != MPI_SUCCESS || op->kind == EMPI_RMA_PUT || op->kind == EMPI_RMA_ACC ||
+    /* no byte to move (the buffers may then be NULL): complete at once on every path */
+    int empty = op->bytes == 0 && op->kind != EMPI_RMA_CAS;
+    int rc = empty ? MPI_SUCCESS : run(w, op);
+    if (op->req && (empty || rc != MPI_SUCCESS || op->kind == EMPI_RMA_PUT || op->kind == EMPI_RMA_ACC ||
                     w->peers[op->target].path != EMPI_RMA_AM))
         empi_request_set_complete(op->req);
     if (rc != MPI_SUCCESS)

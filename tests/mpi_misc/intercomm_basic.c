@@ -90,6 +90,25 @@ static void check_split(const halves_t *h) {
   CHECK_MPI(MPI_Comm_free(&sub));
 }
 
+/* Split by type: on one node every process shares memory, so the result pairs both whole groups;
+   MPI_UNDEFINED gives MPI_COMM_NULL. */
+static void check_split_type(const halves_t *h) {
+  MPI_Comm sub;
+  CHECK_MPI(MPI_Comm_split_type(h->inter, MPI_COMM_TYPE_SHARED, h->lrank, MPI_INFO_NULL, &sub));
+  CHECK(sub != MPI_COMM_NULL, "split_type SHARED of an intercommunicator gave MPI_COMM_NULL");
+  int flag = 0, n = -1, rn = -1, r = -1;
+  CHECK_MPI(MPI_Comm_test_inter(sub, &flag));
+  CHECK_MPI(MPI_Comm_size(sub, &n));
+  CHECK_MPI(MPI_Comm_remote_size(sub, &rn));
+  CHECK_MPI(MPI_Comm_rank(sub, &r));
+  CHECK(flag && n == h->lsize && rn == h->rsize && r == h->lrank, "split_type: inter %d size %d/%d remote %d/%d rank %d/%d",
+        flag, n, h->lsize, rn, h->rsize, r, h->lrank);
+  all_pairs(sub, r, n, rn, 32);
+  CHECK_MPI(MPI_Comm_free(&sub));
+  CHECK_MPI(MPI_Comm_split_type(h->inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &sub));
+  CHECK(sub == MPI_COMM_NULL, "split_type MPI_UNDEFINED gave a communicator");
+}
+
 static void check_create(const halves_t *h) {
   /* Each side keeps its local rank 0 only. */
   MPI_Group lg, first;
@@ -214,6 +233,7 @@ int main(int argc, char **argv) {
     check_merge(&h, mine, theirs);
   }
   check_split(&h);
+  check_split_type(&h);
   check_create(&h);
   check_from_groups(&h);
   check_errors(&h);

@@ -120,6 +120,12 @@ static void pairs_and_noop(MPI_Win win)
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
   CHECK_MPI(MPI_Get_accumulate(&none, 0, MPI_BYTE, &none_back, 0, MPI_BYTE, 0, PAIR, 0, MPI_BYTE, MPI_SUM, win));
   CHECK_MPI(MPI_Accumulate(&none, 0, MPI_BYTE, 0, PAIR, 0, MPI_BYTE, MPI_PROD, win));
+  /* empty transfers may pass NULL buffers; their requests complete */
+  MPI_Request rq[2];
+  CHECK_MPI(MPI_Put(NULL, 0, MPI_INT, 0, PAIR, 0, MPI_INT, win));
+  CHECK_MPI(MPI_Rget(NULL, 0, MPI_INT, 0, PAIR, 0, MPI_INT, win, &rq[0]));
+  CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_INT, NULL, 0, MPI_INT, 0, PAIR, 0, MPI_INT, MPI_SUM, win, &rq[1]));
+  CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
   CHECK_MPI(MPI_Win_unlock(0, win));
 }
 
