@@ -108,9 +108,9 @@ static int hw_guided_color(empi_info_t *hints, int me)
 }
 
 /* The color a split type gives this process, and whether a whole-parent result must become NULL. */
-static int split_type_color(empi_comm_t *c, int split_type, empi_info_t *hints, int *null_if_whole)
+static int split_type_color(int split_type, empi_info_t *hints, int *null_if_whole)
 {
-    int me = c->world_ranks[c->rank];
+    int me = empi_g.boot.rank; /* (an intercommunicator's world_ranks are its remote group's) */
     const char *value;
     *null_if_whole = 0;
     switch (split_type) {
@@ -152,7 +152,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         return empi_err_comm(c, MPI_ERR_INFO, "MPI_Comm_split_type: invalid info %p", (void *)info);
     int null_if_whole = 0;
     empi_lock();
-    int color = split_type_color(c, split_type, hints, &null_if_whole);
+    int color = split_type_color(split_type, hints, &null_if_whole);
     empi_comm_t *d = NULL;
     /* an intercommunicator splits like MPI_Comm_split: each color pairs with the same remote color */
     int rc = empi_comm_is_inter(c) ? empi_intercomm_split(c, color, key, &d) : split(c, color, key, null_if_whole, &d);
