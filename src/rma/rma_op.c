@@ -43,6 +43,7 @@ static inline void op_init(empi_rma_op_t *op, empi_rma_kind_t kind, const void *
     op->elem = NULL;
     op->bytes = 0;
     op->req = NULL;
+    op->done_here = 0;
 }
 
 static int check_dt(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const char **why)
@@ -90,6 +91,11 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
             return rc;
         p->path = EMPI_RMA_AM;   /* the kernel will not let us: the target's handler does it */
         empi_rma_am_uses(w);
+    }
+    if (op->kind == EMPI_RMA_GET && p->net_read) {
+        if (empi_rma_net_get(w, op) == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        p->net_read = 0;   /* the transport cannot read this peer after all: the target's handler does it */
     }
     p->sync |= EMPI_WIN_SYNC_TOUCHED;
     return empi_rma_am(w, op);
@@ -163,8 +169,8 @@ static int finish(empi_win_t *w, const char *fname, empi_rma_op_t *op, MPI_Reque
     /* no byte to move (the buffers may then be NULL): complete at once on every path */
     int empty = op->bytes == 0 && op->kind != EMPI_RMA_CAS;
     int rc = empty ? MPI_SUCCESS : run(w, op);
-    if (op->req && (empty || rc != MPI_SUCCESS || op->kind == EMPI_RMA_PUT || op->kind == EMPI_RMA_ACC ||
-                    w->peers[op->target].path != EMPI_RMA_AM))
+    if (op->req && (empty || op->done_here || rc != MPI_SUCCESS || op->kind == EMPI_RMA_PUT ||
+                    op->kind == EMPI_RMA_ACC || w->peers[op->target].path != EMPI_RMA_AM))
         empi_request_set_complete(op->req);
     if (rc != MPI_SUCCESS)
         return empi_err_win(w, rc, "%s: the operation on rank %d failed", fname, op->target);

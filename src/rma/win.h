@@ -64,6 +64,8 @@ typedef struct empi_win_peer {
     uint8_t sync;        /* access epoch towards it: EMPI_WIN_SYNC_* bits */
     empi_win_slot_t *slot;   /* its control block in our node segment (on_node only) */
     uint32_t am_pending;     /* AM operations awaiting a reply (gets, flush acks, lock grants) */
+    uint8_t net_read;        /* its memory is exposed to our transport's one-sided reads (rma_net.c) */
+    uint64_t net_key, net_raddr;
     uint32_t ndyn_known;     /* dynamic windows off the node: its regions as last asked for */
     struct empi_win_region *dyn_known;
 } empi_win_peer_t;
@@ -119,6 +121,8 @@ typedef struct empi_win {
     struct empi_win *next_am;  /* list of windows by context id, for arriving packets */
     uint32_t am_id;
     int uses_am;               /* counted in empi_rma_am_windows */
+    struct empi_transport *net_tp; /* the transport that exposes our memory (rma_net.c), if any */
+    void *net_handle;
     struct empi_rma_am_wait *am_waiting;   /* lock requests that must wait for the lock word */
 } empi_win_t;
 
@@ -195,12 +199,28 @@ typedef struct empi_rma_op {
     empi_datatype_t *elem;     /* accumulates: the predefined type of one element */
     MPI_Count bytes;           /* packed bytes moved */
     empi_request_t *req;       /* request-based forms: completed when the operation is */
+    int done_here;             /* finished on return (no answer awaited), whatever the peer's path */
 } empi_rma_op_t;
 
 /* Execute op towards its target by the peer's path. Returns an MPI error class. */
 int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_cma(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_am(empi_win_t *w, empi_rma_op_t *op);
+
+/*
+ * One-sided reads across nodes (rma_net.c). empi_rma_net_record: expose this rank's memory if the
+ * transport to other nodes can be read without us, into the record every rank gathers;
+ * empi_rma_net_accept takes the gathered records; empi_rma_net_get reads a get's target runs
+ * (MPI_SUCCESS, or an error after which the caller uses active messages).
+ */
+typedef struct {
+    uint64_t key, raddr;
+    int32_t ok, pad_;
+} empi_rma_net_rec_t;
+void empi_rma_net_record(empi_win_t *w, empi_rma_net_rec_t *mine);
+void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all);
+void empi_rma_net_release(empi_win_t *w);
+int empi_rma_net_get(empi_win_t *w, empi_rma_op_t *op);
 
 /* The CMA path could not reach the peer (the kernel refused): retry by active messages. */
 #define EMPI_RMA_CMA_REFUSED 0x10000

@@ -158,6 +158,15 @@ static int build(empi_win_t *w, empi_comm_t *c, const empi_info_t *info)
     if ((rc = gather(w, &mybase, sizeof mybase, bases)) != MPI_SUCCESS)
         goto out;
     setup_peers(w, recs, bases, shared, offs);
+    if (w->nnode != w->size) { /* every rank agrees: some peers are on other nodes */
+        empi_rma_net_rec_t mine, *all = calloc((size_t)w->size, sizeof *all);
+        if (empi_win_agree(w, all != NULL)) { /* else everyone keeps to active messages */
+            empi_rma_net_record(w, &mine);
+            if ((rc = gather(w, &mine, sizeof mine, all)) == MPI_SUCCESS)
+                empi_rma_net_accept(w, all);
+        }
+        free(all);
+    }
 out:
     free(recs);
     free(bases);
@@ -168,6 +177,7 @@ out:
 static void teardown(empi_win_t *w)
 {
     empi_rma_am_unregister(w);
+    empi_rma_net_release(w);
     empi_win_seg_destroy(w);
     if (w->owns_private)
         free(w->base);

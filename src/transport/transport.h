@@ -75,6 +75,16 @@ struct empi_transport {
     int (*get)(int peer, void *local, const void *remote, size_t len);
 
     /*
+     * Optional (NULL: none). Truly one-sided reads, for one-sided communication: mem_expose makes
+     * [base, base + len) readable by every peer without this process taking part, and fills the
+     * key and remote address a peer must name (a handle for mem_unexpose, or NULL on failure);
+     * mem_read reads `len` bytes at (raddr, key) of `peer` into `local`, waiting for completion.
+     */
+    void *(*mem_expose)(void *base, size_t len, uint64_t *key, uint64_t *raddr);
+    void (*mem_unexpose)(void *handle, void *base, size_t len);
+    int (*mem_read)(int peer, void *local, size_t len, uint64_t raddr, uint64_t key);
+
+    /*
      * Optional (NULL: always "must be polled"). What the progress engine may sleep on when a
      * process has been idle for a while: a descriptor that becomes readable when this transport has
      * work, EMPI_WAIT_NOTHING when it has no peers to hear from, or EMPI_WAIT_POLL when it can only

@@ -288,8 +288,11 @@ static int ofi_finalize(void)
     if (O.up && empi_tunables.debug >= 1) {
         uint64_t regs, hits;
         empi_ofi_mr_stats(&regs, &hits);
-        fprintf(stderr, "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu registrations, %llu cache hits\n",
-                O.me, (unsigned long long)O.reads, (unsigned long long)regs, (unsigned long long)hits);
+        fprintf(stderr,
+                "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu one-sided reads, %llu registrations, "
+                "%llu cache hits\n",
+                O.me, (unsigned long long)O.reads, (unsigned long long)O.rma_reads, (unsigned long long)regs,
+                (unsigned long long)hits);
     }
     if (O.up) {
         O.deliver = discard;
@@ -315,6 +318,9 @@ empi_transport_t empi_transport_ofi = {
     .progress = ofi_progress,
     .am_send = ofi_am_send,
     .get = empi_ofi_get,
+    .mem_expose = empi_ofi_mem_expose,
+    .mem_unexpose = empi_ofi_mem_unexpose,
+    .mem_read = empi_ofi_mem_read,
     .wait_fd = ofi_wait_fd,
     .pending = ofi_pending,
 };

@@ -89,7 +89,7 @@ static void release_key(int peer)
 }
 
 /* fi_read of the whole range, in pieces the provider accepts; 0 or a libfabric error. */
-static int read_range(int peer, char *local, void *desc, size_t len)
+static int read_range(int peer, char *local, void *desc, size_t len, uint64_t raddr, uint64_t key)
 {
     size_t max = O.info->ep_attr->max_msg_size ? O.info->ep_attr->max_msg_size : len;
     for (size_t off = 0; off < len;) {
@@ -98,8 +98,7 @@ static int read_range(int peer, char *local, void *desc, size_t len)
         memset(&r, 0, sizeof r);
         current_read = &r;
         ssize_t rc;
-        while ((rc = fi_read(O.ep, local + off, n, desc, O.addr[peer], wait_key.rep.raddr + off,
-                             wait_key.rep.key, &r)) == -FI_EAGAIN) {
+        while ((rc = fi_read(O.ep, local + off, n, desc, O.addr[peer], raddr + off, key, &r)) == -FI_EAGAIN) {
             O.depth++;
             empi_ofi_poll();
             O.depth--;
@@ -125,10 +124,45 @@ int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
         return EMPI_ERROR;
     int rc = EMPI_ERROR;
     if (ask_key(peer, remote, len) == 0) {
-        rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len) == 0 ? EMPI_OK : EMPI_ERROR;
+        rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, wait_key.rep.raddr, wait_key.rep.key) == 0
+                 ? EMPI_OK
+                 : EMPI_ERROR;
         O.reads += rc == EMPI_OK;
         release_key(peer);
     }
+    empi_ofi_mr_release(lmr);
+    return rc;
+}
+
+/* ---- one-sided reads of exposed memory (windows): keys exchanged once, no owner involvement ---- */
+
+void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr)
+{
+    empi_ofi_mr_t *mr = NULL;
+    if (!O.up || !empi_transport_ofi.has_get || len == 0 || empi_ofi_mr_acquire(base, len, FI_REMOTE_READ, &mr) != 0)
+        return NULL;
+    *key = empi_ofi_mr_key(mr);
+    *raddr = empi_ofi_mr_raddr(mr, base);
+    return mr;
+}
+
+void empi_ofi_mem_unexpose(void *handle, void *base, size_t len)
+{
+    if (!handle)
+        return;
+    empi_ofi_mr_release(handle);
+    empi_ofi_mr_invalidate(base, len); /* the memory may go back to the system */
+}
+
+int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key)
+{
+    if (!O.up || O.addr[peer] == FI_ADDR_NOTAVAIL || current_read)
+        return EMPI_ERROR;
+    empi_ofi_mr_t *lmr = NULL;
+    if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, FI_READ, &lmr) != 0)
+        return EMPI_ERROR;
+    int rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, raddr, key) == 0 ? EMPI_OK : EMPI_ERROR;
+    O.rma_reads += rc == EMPI_OK;
     empi_ofi_mr_release(lmr);
     return rc;
 }

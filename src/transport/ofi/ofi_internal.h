@@ -138,6 +138,7 @@ typedef struct {
     ofi_deferred_t *def_head, *def_tail;
     uint64_t next_token;
     uint64_t reads;         /* completed rendezvous reads, for diagnostics */
+    uint64_t rma_reads;     /* completed one-sided reads of windows, for diagnostics */
 
     uint64_t drain_deadline;
 } ofi_state_t;
@@ -158,6 +159,9 @@ int empi_ofi_wait_reply(volatile int *flag);   /* poll (deferring DATA) until *f
 
 /* ofi_get.c */
 int empi_ofi_get(int peer, void *local, const void *remote, size_t len);
+void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr);
+void empi_ofi_mem_unexpose(void *handle, void *base, size_t len);
+int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key);
 void empi_ofi_on_key_req(int src, const ofi_key_req_t *req);
 void empi_ofi_on_key_rep(const ofi_key_rep_t *rep);
 void empi_ofi_on_read_done(void *ctx, int err);
