@@ -160,6 +160,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_split_type: %s", rc == MPI_ERR_NO_MEM ? "out of memory"
                                                                                      : "communication with the other members failed");
+    /* MPI 4.0: an unguided split names the resource type it split by in the info object */
+    if (d && split_type == MPI_COMM_TYPE_HW_UNGUIDED && hints)
+        empi_info_set(hints, "mpi_hw_resource_type", "mpi_shared_memory");
     *newcomm = d ? d->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

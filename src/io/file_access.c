@@ -52,7 +52,7 @@ static int run_access(empi_io_call_t *c, MPI_Count *bytes)
     }
     case EMPI_IO_SHARED:
         /* the shared pointer moves by what was asked for, before the access: others go on past it */
-        c->offset = atomic_fetch_add(f->shared.ptr, (int64_t)etypes);
+        c->offset = empi_shared_fetch_add(f, (int64_t)etypes);
         return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
     case EMPI_IO_ORDERED:
         return empi_io_ordered(c, bytes);

@@ -9,7 +9,9 @@
  * independent shared access is then one atomic fetch-and-add: no process has to serve requests.
  * Ordered access agrees on everyone's counts with one allgather and moves the pointer once.
  * A file opened by one process keeps the counter in private memory. Processes on several hosts
- * cannot share the page: there the shared-pointer calls report MPI_ERR_UNSUPPORTED_OPERATION.
+ * cannot share a page: there the counter lives in rank 0's memory of a one-sided window and every
+ * access is a fetch-and-op on it (passive target: served whenever rank 0 polls, at once with
+ * EMPI_ASYNC_PROGRESS).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,6 +47,46 @@ static int on_one_host(const empi_comm_t *comm)
     return 1;
 }
 
+/* The pointer in rank 0's window: old value, after applying op (MPI_SUM, MPI_REPLACE, MPI_NO_OP). */
+static MPI_Offset window_op(empi_file_t *f, int64_t value, MPI_Op op)
+{
+    int64_t old = 0;
+    PMPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shared.win);
+    PMPI_Fetch_and_op(&value, &old, MPI_INT64_T, 0, 0, op, f->shared.win);
+    PMPI_Win_unlock(0, f->shared.win);
+    return old;
+}
+
+static int open_window(empi_file_t *f, MPI_Offset initial)
+{
+    empi_comm_t *comm = f->comm;
+    int64_t *base = NULL;
+    int rc = PMPI_Win_allocate(comm->rank == 0 ? (MPI_Aint)sizeof *base : 0, sizeof *base, MPI_INFO_NULL,
+                               comm->handle, &base, &f->shared.win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    f->shared.remote = 1;
+    if (comm->rank == 0)
+        window_op(f, initial, MPI_REPLACE);
+    /* nobody moves the pointer before it holds its first value */
+    return empi_coll_barrier("MPI_File_open", comm->handle, EMPI_COLL_BLOCKING, NULL);
+}
+
+int empi_shared_has(const empi_file_t *f)
+{
+    return f->shared.ptr != NULL || f->shared.remote;
+}
+
+MPI_Offset empi_shared_fetch_add(empi_file_t *f, int64_t delta)
+{
+    return f->shared.remote ? window_op(f, delta, MPI_SUM) : atomic_fetch_add(f->shared.ptr, delta);
+}
+
+MPI_Offset empi_shared_load(empi_file_t *f)
+{
+    return f->shared.remote ? window_op(f, 0, MPI_NO_OP) : atomic_load(f->shared.ptr);
+}
+
 int empi_shared_open(empi_file_t *f, MPI_Offset initial)
 {
     empi_comm_t *comm = f->comm;
@@ -56,7 +98,7 @@ int empi_shared_open(empi_file_t *f, MPI_Offset initial)
         return MPI_SUCCESS;
     }
     if (!on_one_host(comm))
-        return MPI_SUCCESS;   /* no shared pointer; its calls will say so */
+        return open_window(f, initial);
     static _Atomic unsigned serial;   /* files opened concurrently by several threads get distinct names */
     struct {
         int ok;
@@ -87,6 +129,9 @@ int empi_shared_open(empi_file_t *f, MPI_Offset initial)
 
 void empi_shared_close(empi_file_t *f)
 {
+    if (f->shared.remote)
+        PMPI_Win_free(&f->shared.win);
+    f->shared.remote = 0;
     if (f->shared.ptr && f->shared.map_len)
         munmap((void *)f->shared.ptr, f->shared.map_len);
     else
@@ -101,7 +146,9 @@ int empi_shared_reset(empi_file_t *f, MPI_Offset value)
     EMPI_CHECK(empi_coll_barrier("MPI_File", comm, EMPI_COLL_BLOCKING, NULL));
     if (value < 0)
         return MPI_SUCCESS;
-    if (f->comm->rank == 0 && f->shared.ptr)
+    if (f->comm->rank == 0 && f->shared.remote)
+        window_op(f, value, MPI_REPLACE);
+    else if (f->comm->rank == 0 && f->shared.ptr)
         atomic_store(f->shared.ptr, value);
     return empi_coll_barrier("MPI_File", comm, EMPI_COLL_BLOCKING, NULL);
 }
@@ -124,7 +171,7 @@ int empi_io_ordered(empi_io_call_t *c, MPI_Count *bytes)
     }
     free(all);
     if (rc == MPI_SUCCESS && comm->rank == 0)
-        base = atomic_fetch_add(f->shared.ptr, (int64_t)total);
+        base = empi_shared_fetch_add(f, (int64_t)total);
     if (rc == MPI_SUCCESS)
         rc = empi_coll_bcast(c->fname, &base, 1, MPI_OFFSET, 0, comm->handle, EMPI_COLL_BLOCKING, NULL);
     if (rc != MPI_SUCCESS)
@@ -136,9 +183,9 @@ int empi_io_ordered(empi_io_call_t *c, MPI_Count *bytes)
 static int check_shared(const char *fname, MPI_File fh, empi_file_t **f)
 {
     EMPI_CHECK(empi_file_check(fh, fname, f));
-    if (!(*f)->shared.ptr)
+    if (!empi_shared_has(*f))
         return empi_err_file(*f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the processes of this file are on several hosts: no shared file pointer", fname);
+                             "%s: the file has no shared file pointer", fname);
     return MPI_SUCCESS;
 }
 
@@ -211,7 +258,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     if (rc != MPI_SUCCESS)
         return empi_err_file(f, rc, "%s: synchronizing the processes failed", fname);
     MPI_Offset pos;
-    EMPI_CHECK(empi_io_seek_target(f, fname, atomic_load(f->shared.ptr), offset, whence, &pos));
+    EMPI_CHECK(empi_io_seek_target(f, fname, empi_shared_load(f), offset, whence, &pos));
     rc = empi_shared_reset(f, pos);
     if (rc != MPI_SUCCESS)
         return empi_err_file(f, rc, "%s: synchronizing the processes failed", fname);
@@ -225,6 +272,6 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
     EMPI_CHECK(check_shared("MPI_File_get_position_shared", fh, &f));
     if (!offset)
         return empi_err_file(f, MPI_ERR_ARG, "MPI_File_get_position_shared: offset is NULL");
-    *offset = atomic_load(f->shared.ptr);
+    *offset = empi_shared_load(f);
     return MPI_SUCCESS;
 }

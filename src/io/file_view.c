@@ -218,7 +218,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return empi_err_file(f, MPI_ERR_ARG, "%s: displacement %lld is negative%s", fname, (long long)disp,
                              disp == MPI_DISPLACEMENT_CURRENT ? " (MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL)"
                                                               : "");
-    if (disp == MPI_DISPLACEMENT_CURRENT && !f->shared.ptr)
+    if (disp == MPI_DISPLACEMENT_CURRENT && !empi_shared_has(f))
         return empi_err_file(f, MPI_ERR_UNSUPPORTED_OPERATION,
                              "%s: MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which processes on "
                              "several hosts lack",
@@ -234,7 +234,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (rc != MPI_SUCCESS)
         return empi_err_file(f, rc, "%s: synchronizing the processes failed", fname);
     if (disp == MPI_DISPLACEMENT_CURRENT)
-        disp = empi_view_file_offset(&f->view, (MPI_Offset)atomic_load(f->shared.ptr) * f->view.esize);
+        disp = empi_view_file_offset(&f->view, empi_shared_load(f) * f->view.esize);
     empi_io_view_t v = {0};
     const char *why;
     empi_lock();

@@ -8,7 +8,7 @@
  *   datarep.c        data representations: native, internal, external32, MPI_Register_datarep
  *   file_explicit.c  explicit offsets (*_at, *_at_all)
  *   file_individual.c individual file pointers (read, write, seek, get_position, ...)
- *   file_shared.c    the shared file pointer (a small shared-memory segment) and ordered access
+ *   file_shared.c    the shared file pointer (shared memory, or a one-sided window across hosts), ordered access
  *   file_coll.c      collective access: two-phase aggregation for the *_all calls
  *   file_nonblocking.c iread/iwrite in all their forms
  *   file_split.c     split collectives (*_begin and *_end)
@@ -44,10 +44,13 @@ typedef struct empi_io_view {
     const struct empi_datarep *rep;   /* NULL: native layout, no conversion */
 } empi_io_view_t;
 
-/* The shared file pointer: an etype offset in a segment every process of the file maps. */
+/* The shared file pointer: an etype offset in a segment every process of the file maps, or
+   (processes on several hosts) in rank 0's memory of a one-sided window. */
 typedef struct empi_io_shared {
     _Atomic int64_t *ptr;
     size_t map_len;              /* 0: private memory (a file opened by one process) */
+    int remote;                  /* the pointer lives in `win` */
+    MPI_Win win;
 } empi_io_shared_t;
 
 /* What a split collective started and its *_end finishes. */
@@ -168,6 +171,10 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
 int empi_shared_open(empi_file_t *f, MPI_Offset initial);   /* collective over f->comm */
 void empi_shared_close(empi_file_t *f);
 void empi_shared_set(empi_file_t *f, MPI_Offset value);
+/* Is there a shared pointer; move it by delta returning its old value; read it. */
+int empi_shared_has(const empi_file_t *f);
+MPI_Offset empi_shared_fetch_add(empi_file_t *f, int64_t delta);
+MPI_Offset empi_shared_load(empi_file_t *f);
 /* Collective: every process agrees the shared pointer is `value` (after all earlier accesses). */
 int empi_shared_reset(empi_file_t *f, MPI_Offset value);
 

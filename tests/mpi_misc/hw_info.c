@@ -59,6 +59,27 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_free(&resource));
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, MPI_INFO_NULL, &resource));
     CHECK(resource == MPI_COMM_NULL, "RESOURCE_GUIDED without a hint gave a communicator");
+    /* unguided: a strict subset (the node) named in the info object, or NULL on a single node */
+    MPI_Info named;
+    MPI_Comm unguided;
+    int world_size, shared_size, flag = 0;
+    char kind[64] = "";
+    CHECK_MPI(MPI_Info_create(&named));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, named, &unguided));
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+    CHECK_MPI(MPI_Comm_size(shared, &shared_size));
+    if (shared_size == world_size) {
+      CHECK(unguided == MPI_COMM_NULL, "HW_UNGUIDED on one node gave a communicator");
+    } else {
+      CHECK(unguided != MPI_COMM_NULL, "HW_UNGUIDED across nodes gave MPI_COMM_NULL");
+      CHECK_MPI(MPI_Comm_compare(unguided, shared, &result));
+      CHECK(result == MPI_CONGRUENT, "unguided and shared splits differ (%d)", result);
+      int vlen = (int)sizeof kind;
+      CHECK_MPI(MPI_Info_get_string(named, "mpi_hw_resource_type", &vlen, kind, &flag));
+      CHECK(flag && strcmp(kind, "mpi_shared_memory") == 0, "HW_UNGUIDED named resource '%s'", kind);
+      CHECK_MPI(MPI_Comm_free(&unguided));
+    }
+    CHECK_MPI(MPI_Info_free(&named));
 
     /* no object involved: raised on MPI_COMM_SELF */
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));

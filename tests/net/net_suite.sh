@@ -142,6 +142,12 @@ expect_pass 2 4 "$build/tests/mpi_rma/rma_ops"
 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
 expect_pass 2 4 "$build/tests/mpi_rma/rma_atomic"
 expect_pass 2 2 "$build/tests/mpi_rma/rma_dynamic"
+# Splits by type across hosts (the node is the shared-memory resource).
+expect_pass 2 4 "$build/tests/mpi_misc/hw_info"
+# MPI-IO with processes on several hosts: the shared file pointer lives in a one-sided window.
+expect_pass 3 3 "$build/tests/mpi_io/io_shared"
+expect_pass 2 4 "$build/tests/mpi_io/io_shared"
+expect_pass 2 4 "$build/tests/mpi_io/io_coll"
 # A progress thread completes one-sided operations, rendezvous and a broadcast tree aimed at ranks
 # that compute outside MPI (one rank per host: every operation crosses the network).
 EMPI_ASYNC_PROGRESS=1 expect_pass 3 3 "$build/tests/mpi_progress/async_progress"
