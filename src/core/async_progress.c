@@ -1,6 +1,5 @@
 #include "core/async_progress.h"
 
-#include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -17,9 +17,6 @@ static int start(const char *fname, MPI_File fh, int dir, empi_io_ptr_t ptr, MPI
     EMPI_CHECK(empi_io_call_check(&c, fh, buf, count, datatype));
     if (!request)
         return empi_err_file(c.f, MPI_ERR_REQUEST, "%s: request is NULL", fname);
-    if (ptr == EMPI_IO_SHARED && !empi_shared_has(c.f))
-        return empi_err_file(c.f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the file has no shared file pointer", fname);
     empi_lock();
     empi_request_t *req = empi_request_new(EMPI_REQ_FILE, NULL);
     empi_unlock();

@@ -72,11 +72,6 @@ static int open_window(empi_file_t *f, MPI_Offset initial)
     return empi_coll_barrier("MPI_File_open", comm->handle, EMPI_COLL_BLOCKING, NULL);
 }
 
-int empi_shared_has(const empi_file_t *f)
-{
-    return f->shared.ptr != NULL || f->shared.remote;
-}
-
 MPI_Offset empi_shared_fetch_add(empi_file_t *f, int64_t delta)
 {
     return f->shared.remote ? window_op(f, delta, MPI_SUM) : atomic_fetch_add(f->shared.ptr, delta);
@@ -180,20 +175,11 @@ int empi_io_ordered(empi_io_call_t *c, MPI_Count *bytes)
     return empi_io_collective(c, bytes);
 }
 
-static int check_shared(const char *fname, MPI_File fh, empi_file_t **f)
-{
-    EMPI_CHECK(empi_file_check(fh, fname, f));
-    if (!empi_shared_has(*f))
-        return empi_err_file(*f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the file has no shared file pointer", fname);
-    return MPI_SUCCESS;
-}
-
 static int shared_io(const char *fname, MPI_File fh, int dir, empi_io_ptr_t ptr, const void *buf, MPI_Count count,
                      MPI_Datatype datatype, MPI_Status *status)
 {
     empi_file_t *f;
-    EMPI_CHECK(check_shared(fname, fh, &f));
+    EMPI_CHECK(empi_file_check(fh, fname, &f));
     return empi_io_blocking(fname, fh, dir, ptr, ptr == EMPI_IO_ORDERED, 0, buf, count, datatype, status);
 }
 
@@ -252,7 +238,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char fname[] = "MPI_File_seek_shared";
     empi_file_t *f;
-    EMPI_CHECK(check_shared(fname, fh, &f));
+    EMPI_CHECK(empi_file_check(fh, fname, &f));
     /* collective: every earlier shared access lands before the pointer is read and replaced */
     int rc = empi_shared_reset(f, -1);
     if (rc != MPI_SUCCESS)
@@ -269,7 +255,7 @@ EMPI_WEAK_ALIAS(File_get_position_shared)
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
     empi_file_t *f;
-    EMPI_CHECK(check_shared("MPI_File_get_position_shared", fh, &f));
+    EMPI_CHECK(empi_file_check(fh, "MPI_File_get_position_shared", &f));
     if (!offset)
         return empi_err_file(f, MPI_ERR_ARG, "MPI_File_get_position_shared: offset is NULL");
     *offset = empi_shared_load(f);

@@ -18,9 +18,6 @@ static int begin(const char *fname, MPI_File fh, int dir, empi_io_ptr_t ptr, MPI
     if (f->split.active)
         return empi_err_file(f, MPI_ERR_OTHER, "%s: the split collective %s is still active", fname,
                              f->split.begin_name);
-    if (ptr == EMPI_IO_ORDERED && !empi_shared_has(f))
-        return empi_err_file(f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the file has no shared file pointer", fname);
     f->split.active = 1;
     /* the *_c begin pairs with the same end as the plain one */
     f->split.begin_name = fname;

@@ -218,11 +218,6 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
         return empi_err_file(f, MPI_ERR_ARG, "%s: displacement %lld is negative%s", fname, (long long)disp,
                              disp == MPI_DISPLACEMENT_CURRENT ? " (MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL)"
                                                               : "");
-    if (disp == MPI_DISPLACEMENT_CURRENT && !empi_shared_has(f))
-        return empi_err_file(f, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: MPI_DISPLACEMENT_CURRENT needs the shared file pointer, which processes on "
-                             "several hosts lack",
-                             fname);
     empi_info_t *hints = NULL;
     if (info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
         return empi_err_file(f, MPI_ERR_INFO, "%s: invalid info %p", fname, (void *)info);

@@ -171,8 +171,7 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
 int empi_shared_open(empi_file_t *f, MPI_Offset initial);   /* collective over f->comm */
 void empi_shared_close(empi_file_t *f);
 void empi_shared_set(empi_file_t *f, MPI_Offset value);
-/* Is there a shared pointer; move it by delta returning its old value; read it. */
-int empi_shared_has(const empi_file_t *f);
+/* Move the shared pointer by delta, returning its old value; read it. (Every open file has one.) */
 MPI_Offset empi_shared_fetch_add(empi_file_t *f, int64_t delta);
 MPI_Offset empi_shared_load(empi_file_t *f);
 /* Collective: every process agrees the shared pointer is `value` (after all earlier accesses). */

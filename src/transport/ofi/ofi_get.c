@@ -115,22 +115,29 @@ static int read_range(int peer, char *local, void *desc, size_t len, uint64_t ra
     return 0;
 }
 
-int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
+/* A read into `local`, registered for the read when the provider wants local descriptors. */
+static int read_into(int peer, void *local, size_t len, uint64_t raddr, uint64_t key)
 {
-    if (!O.up || O.addr[peer] == FI_ADDR_NOTAVAIL || current_read)
-        return EMPI_ERROR;
     empi_ofi_mr_t *lmr = NULL;
     if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, FI_READ, &lmr) != 0)
         return EMPI_ERROR;
-    int rc = EMPI_ERROR;
-    if (ask_key(peer, remote, len) == 0) {
-        rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, wait_key.rep.raddr, wait_key.rep.key) == 0
-                 ? EMPI_OK
-                 : EMPI_ERROR;
-        O.reads += rc == EMPI_OK;
-        release_key(peer);
-    }
+    int rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, raddr, key) == 0 ? EMPI_OK : EMPI_ERROR;
     empi_ofi_mr_release(lmr);
+    return rc;
+}
+
+static int can_read(int peer)
+{
+    return O.up && O.addr[peer] != FI_ADDR_NOTAVAIL && !current_read;
+}
+
+int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
+{
+    if (!can_read(peer) || ask_key(peer, remote, len) != 0)
+        return EMPI_ERROR;
+    int rc = read_into(peer, local, len, wait_key.rep.raddr, wait_key.rep.key);
+    O.reads += rc == EMPI_OK;
+    release_key(peer);
     return rc;
 }
 
@@ -156,13 +163,9 @@ void empi_ofi_mem_unexpose(void *handle, void *base, size_t len)
 
 int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key)
 {
-    if (!O.up || O.addr[peer] == FI_ADDR_NOTAVAIL || current_read)
+    if (!can_read(peer))
         return EMPI_ERROR;
-    empi_ofi_mr_t *lmr = NULL;
-    if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, FI_READ, &lmr) != 0)
-        return EMPI_ERROR;
-    int rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, raddr, key) == 0 ? EMPI_OK : EMPI_ERROR;
+    int rc = read_into(peer, local, len, raddr, key);
     O.rma_reads += rc == EMPI_OK;
-    empi_ofi_mr_release(lmr);
     return rc;
 }
