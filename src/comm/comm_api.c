@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "comm/dyn.h"
 #include "core/attr.h"
 #include "core/error.h"
 #include "core/global.h"
@@ -141,6 +142,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_free: an attribute delete callback returned error %d", rc);
     *comm = MPI_COMM_NULL;
+    if (c == empi_dyn_parent)
+        empi_dyn_parent = NULL; /* MPI_Comm_get_parent answers MPI_COMM_NULL from now on */
     empi_comm_release(c);
     return MPI_SUCCESS;
 }

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/dyn.h"
 #include "comm/intercomm.h"
 #include "pt2pt/pt2pt.h"
+#include "runtime/procs.h"
 
 static int peer_rank(const empi_coll_set_t *set, int index)
 {
@@ -118,6 +120,8 @@ int empi_coll_set_bcast(const empi_coll_set_t *set, void *buf, size_t len)
 static int bridge_swap(const empi_coll_bridge_t *b, const void *mine, size_t mine_len, void *theirs,
                        size_t theirs_len)
 {
+    if (!b->comm)
+        return empi_dyn_sock_swap(b->fd, mine, mine_len, theirs, theirs_len);
     return empi_sendrecv(mine, (MPI_Count)mine_len, empi_byte_type, b->peer, b->tag, theirs, (MPI_Count)theirs_len,
                          empi_byte_type, b->peer, b->tag, b->comm, EMPI_COLL_CONTEXT(b->comm), MPI_STATUS_IGNORE);
 }
@@ -147,5 +151,20 @@ int empi_coll_bridge_allreduce_int(const empi_coll_set_t *set, const empi_coll_b
     if (rc == MPI_SUCCESS)
         combine(vals, theirs, count, op);
     free(theirs);
+    return rc;
+}
+
+int empi_coll_bridge_exchange_procs(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, const int *mine,
+                                    int nmine, int *theirs, int ntheirs)
+{
+    empi_proc_gid_t *g = malloc((size_t)(nmine + ntheirs + 1) * sizeof *g);
+    if (!g)
+        return MPI_ERR_NO_MEM;
+    empi_procs_to_gids(mine, nmine, g);
+    int rc = empi_coll_bridge_exchange(set, bridge, g, (size_t)nmine * sizeof *g, g + nmine,
+                                       (size_t)ntheirs * sizeof *g);
+    if (rc == MPI_SUCCESS && empi_procs_from_gids(g + nmine, ntheirs, theirs) != 0)
+        rc = MPI_ERR_OTHER; /* a process of a job this one never connected to */
+    free(g);
     return rc;
 }

@@ -1,21 +1,9 @@
 /*
- * The parts of dynamic process management that need no launcher support: MPI_Comm_get_parent
- * (no process is ever spawned, so there is no parent) and MPI_Comm_disconnect on any
- * communicator. Spawning, ports, accept/connect, join and the name service are not implemented
- * (the launcher cannot start processes into a running job): they stay in the unimplemented stubs.
+ * MPI_Comm_disconnect, on any communicator (the rest of dynamic process management: dyn.h).
  */
 #include "comm/comm.h"
 #include "core/error.h"
 #include "core/global.h"
-
-EMPI_WEAK_ALIAS(Comm_get_parent)
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    if (!parent)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Comm_get_parent: parent is NULL");
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
 
 /*
  * Collective: every member arrives (a barrier, which on an intercommunicator also waits for the

@@ -8,6 +8,7 @@
 #include "comm/intercomm.h"
 #include "core/error.h"
 #include "core/global.h"
+#include "runtime/procs.h"
 
 /* The leaders' messages on peer_comm's collective context: above every collective sequence tag
    (< 0x40000000) and below EMPI_COMM_CREATE_TAG, so they meet nothing else of the library. */
@@ -75,8 +76,7 @@ static int learn_remote_group(const empi_coll_set_t *set, const empi_coll_bridge
     int *world = malloc((size_t)theirs * sizeof *world);
     if (!world)
         return MPI_ERR_NO_MEM;
-    rc = empi_coll_bridge_exchange(set, bridge, local->world_ranks, (size_t)mine * sizeof(int), world,
-                                   (size_t)theirs * sizeof(int));
+    rc = empi_coll_bridge_exchange_procs(set, bridge, local->world_ranks, mine, world, theirs);
     if (rc == MPI_SUCCESS && !(*remote = empi_group_new(theirs, world)))
         rc = MPI_ERR_NO_MEM;
     free(world);
@@ -155,7 +155,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int rc = empi_coll_bridge_exchange(&set, &bridge, &mine, sizeof mine, &theirs, sizeof theirs);
     if (rc == MPI_SUCCESS) {
         /* The "low" group goes first; equal choices are broken the same way on both sides. */
-        int local_first = mine != theirs ? !mine : lg->world_ranks[0] < rg->world_ranks[0];
+        int local_first = mine != theirs ? !mine : empi_procs_before(lg->world_ranks[0], rg->world_ranks[0]);
         const empi_group_t *first = local_first ? lg : rg, *second = local_first ? rg : lg;
         for (int i = 0; i < first->size; i++)
             world[i] = first->world_ranks[i];

@@ -18,11 +18,12 @@
 #include "comm/comm.h"
 
 /* Participant 0's link to the other group's leader: rank `peer` of `comm`, `tag` on comm's
-   collective context. */
+   collective context; or, with comm NULL, the stream socket `fd` (groups of two jobs, comm/dyn.h). */
 typedef struct empi_coll_bridge {
     empi_comm_t *comm;
     int peer;
     int tag;
+    int fd;
 } empi_coll_bridge_t;
 
 /* Root's buffer of `len` bytes (at participant 0) to every participant of the set. */
@@ -32,6 +33,11 @@ int empi_coll_set_bcast(const empi_coll_set_t *set, void *buf, size_t len);
    set gets `theirs`. */
 int empi_coll_bridge_exchange(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, const void *mine,
                               size_t mine_len, void *theirs, size_t theirs_len);
+
+/* The same for process lists: `mine` and `theirs` are indices of this process's numbering
+   (runtime/procs.h), which the two sides may not share. */
+int empi_coll_bridge_exchange_procs(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, const int *mine,
+                                    int nmine, int *theirs, int ntheirs);
 
 /* Allreduce over the union of this set and the other side's (which makes the matching call). */
 int empi_coll_bridge_allreduce_int(const empi_coll_set_t *set, const empi_coll_bridge_t *bridge, int *vals,

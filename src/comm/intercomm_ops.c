@@ -75,8 +75,7 @@ int empi_intercomm_create_sub(empi_comm_t *c, empi_group_t *g, empi_comm_t **out
     if (!world)
         return MPI_ERR_NO_MEM;
     uint32_t ctx;
-    rc = empi_coll_bridge_exchange(&set, &bridge, g->world_ranks, (size_t)mine * sizeof(int), world,
-                                   (size_t)theirs * sizeof(int));
+    rc = empi_coll_bridge_exchange_procs(&set, &bridge, g->world_ranks, mine, world, theirs);
     if (rc == MPI_SUCCESS)
         rc = empi_comm_agree_context_n(&set, &bridge, EMPI_INTERCOMM_CONTEXTS, &ctx);
     *out = NULL;

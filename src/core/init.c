@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "comm/dyn.h"
 #include "comm/intercomm.h"
 #include "core/async_progress.h"
 #include "core/error.h"
@@ -68,15 +69,32 @@ static int is_network(const empi_transport_t *tp)
     return tp == &empi_transport_tcp || tp == &empi_transport_udp || tp == &empi_transport_ofi;
 }
 
-/* The transport that reaches world rank `peer`, or NULL. Between hosts, net_select decides. */
+/* The transport that reaches world rank `peer`, or NULL. Between hosts, net_select decides; every
+   process of another job is reached over tcp. */
 empi_transport_t *empi_transport_for(int peer)
 {
+    if (peer >= empi_g.boot.size)
+        return empi_transport_tcp.reaches(peer) ? &empi_transport_tcp : NULL;
     empi_transport_t *net = empi_net_transport_for(peer);
     for (int i = 0; i < nactive; i++)
         if ((!is_network(active_transports[i]) || active_transports[i] == net) &&
             active_transports[i]->reaches(peer))
             return active_transports[i];
     return NULL;
+}
+
+int empi_transport_add_peers(int total)
+{
+    int started = 0;
+    for (int i = 0; i < nactive; i++)
+        started |= active_transports[i] == &empi_transport_tcp;
+    if (!started) {
+        if (nactive == EMPI_MAX_TRANSPORTS || empi_transport_tcp.init(&empi_g.boot, empi_pt2pt_deliver) != EMPI_OK)
+            return MPI_ERR_OTHER;
+        active_transports[nactive++] = &empi_transport_tcp;
+        empi_progress_set_transports(active_transports, nactive);
+    }
+    return empi_transport_tcp.add_peers(total) == EMPI_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 /* Bytes the transports accepted but have not handed to the network yet. */
@@ -196,6 +214,9 @@ static int do_init(int required, int *provided, const char *fname)
     if (required == MPI_THREAD_MULTIPLE)
         empi_g.thread_multiple = 1;
     atomic_store_explicit(&empi_g.state, EMPI_STATE_INITIALIZED, memory_order_release);
+    /* A spawned job meets its parent before the program runs (MPI_Comm_get_parent). */
+    if (empi_dyn_init() != MPI_SUCCESS)
+        empi_fatal(MPI_ERR_SPAWN, "MPI_Init: cannot connect to the parent job that spawned this one");
     if (provided)
         *provided = required;
     return MPI_SUCCESS;
@@ -225,6 +246,7 @@ int PMPI_Finalize(void)
     if (!empi_is_initialized())
         return empi_err_noobj(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialized");
     empi_lock();
+    empi_dyn_finalize();
     /* MPI_COMM_SELF's delete callbacks run first, while MPI is still fully usable (MPI 4.1 §11.2.4). */
     empi_comm_finalize_attrs();
     empi_unlock();

@@ -20,32 +20,57 @@ uint64_t empi_pt2pt_unexpected_length(void)
     return empi_p2p.unexpected.length;
 }
 
-int empi_pt2pt_init(void)
+/* Per-peer state for indices [npeers, n): what reaches each, and room for its packets. */
+static int add_peers(int n)
 {
-    int n = empi_g.boot.size;
-    empi_p2p.peer_tp = calloc((size_t)n, sizeof *empi_p2p.peer_tp);
-    empi_p2p.outq = calloc((size_t)n, sizeof *empi_p2p.outq);
-    empi_p2p.busy_peers = calloc((size_t)n, sizeof *empi_p2p.busy_peers);
-    if (!empi_p2p.peer_tp || !empi_p2p.outq || !empi_p2p.busy_peers)
+    empi_transport_t **tp = realloc(empi_p2p.peer_tp, (size_t)n * sizeof *tp);
+    if (tp)
+        empi_p2p.peer_tp = tp;
+    empi_outq_t *outq = realloc(empi_p2p.outq, (size_t)n * sizeof *outq);
+    if (outq)
+        empi_p2p.outq = outq;
+    int *busy = realloc(empi_p2p.busy_peers, (size_t)n * sizeof *busy);
+    if (busy)
+        empi_p2p.busy_peers = busy;
+    if (!tp || !outq || !busy)
         return MPI_ERR_NO_MEM;
-    size_t max_packet = 0;
-    for (int r = 0; r < n; r++) {
-        empi_p2p.peer_tp[r] = empi_transport_for(r);
-        if (!empi_p2p.peer_tp[r])
+    size_t max_packet = empi_p2p.scratch_size;
+    for (int r = empi_p2p.npeers; r < n; r++) {
+        outq[r] = (empi_outq_t){0};
+        tp[r] = empi_transport_for(r);
+        if (!tp[r])
             return MPI_ERR_INTERN;
         /* Noncontiguous data is packed here one packet at a time, on either channel. */
-        if (empi_p2p.peer_tp[r]->max_packet > max_packet)
-            max_packet = empi_p2p.peer_tp[r]->max_packet;
-        if (empi_p2p.peer_tp[r]->bulk_max_packet > max_packet)
-            max_packet = empi_p2p.peer_tp[r]->bulk_max_packet;
+        if (tp[r]->max_packet > max_packet)
+            max_packet = tp[r]->max_packet;
+        if (tp[r]->bulk_max_packet > max_packet)
+            max_packet = tp[r]->bulk_max_packet;
     }
-    empi_p2p.scratch_size = max_packet;
-    empi_p2p.scratch = malloc(max_packet);
-    if (!empi_p2p.scratch)
-        return MPI_ERR_NO_MEM;
+    empi_p2p.npeers = n;
+    if (max_packet > empi_p2p.scratch_size) {
+        void *scratch = realloc(empi_p2p.scratch, max_packet);
+        if (!scratch)
+            return MPI_ERR_NO_MEM;
+        empi_p2p.scratch = scratch;
+        empi_p2p.scratch_size = max_packet;
+    }
+    return MPI_SUCCESS;
+}
+
+int empi_pt2pt_init(void)
+{
+    int rc = add_peers(empi_g.boot.size);
+    if (rc != MPI_SUCCESS)
+        return rc;
     empi_byte_type = empi_datatype_get(MPI_BYTE);
     empi_progress_add_hook(empi_outq_progress);
     return MPI_SUCCESS;
+}
+
+int empi_pt2pt_add_peers(int total)
+{
+    int rc = empi_transport_add_peers(total);
+    return rc == MPI_SUCCESS && total > empi_p2p.npeers ? add_peers(total) : rc;
 }
 
 void empi_pt2pt_finalize(void)

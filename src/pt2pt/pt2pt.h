@@ -12,6 +12,8 @@
 #include "pt2pt/request.h"
 
 int empi_pt2pt_init(void);
+/* Processes of other jobs joined: indices [0, total) become reachable (runtime/procs.h). */
+int empi_pt2pt_add_peers(int total);
 void empi_pt2pt_finalize(void);
 
 int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag,

@@ -38,6 +38,7 @@ typedef struct empi_outq {
 typedef struct empi_pt2pt {
     empi_posted_queue_t posted;
     empi_unexpected_queue_t unexpected;
+    int npeers;                      /* entries of the per-peer arrays (runtime/procs.h indices) */
     empi_transport_t **peer_tp;      /* world rank -> transport reaching it */
     empi_outq_t *outq;               /* world rank -> queue of what waits for room */
     int *busy_peers;                 /* world ranks whose outq is not empty */

@@ -4,6 +4,7 @@
 #include "runtime/bootstrap.h"
 #include "runtime/bootstrap_impl.h"
 #include "runtime/bootstrap_kvs.h"
+#include "runtime/procs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,13 @@
 
 static const empi_boot_ops_t *ops;
 static int world_size;
+static empi_boot_info_t self_info;
+
+empi_boot_info_t *empi_boot_self_info(void);
+empi_boot_info_t *empi_boot_self_info(void)
+{
+    return &self_info;
+}
 
 int empi_boot_init(empi_boot_info_t *info)
 {
@@ -26,6 +34,7 @@ int empi_boot_init(empi_boot_info_t *info)
         return -1;
     ops = chosen;
     world_size = info->size;
+    self_info = *info;
     return 0;
 }
 
@@ -43,10 +52,13 @@ int empi_boot_put(const char *key, const void *val, size_t len)
 
 int empi_boot_get(int rank, const char *key, void *val, size_t maxlen, size_t *len)
 {
-    if (!ops || !key_ok(key) || rank < 0 || rank >= world_size)
+    if (!ops || !key_ok(key) || rank < 0)
         return -1;
     size_t stored;
-    const void *bytes = empi_kvs_lookup(rank, key, &stored);
+    /* Processes of other jobs carry one record, their tcp address (procs.h). */
+    const void *bytes = rank < world_size        ? empi_kvs_lookup(rank, key, &stored)
+                        : !strcmp(key, "tcp") ? empi_procs_record(rank, &stored)
+                                              : NULL;
     if (!bytes)
         return -1;
     /* Report the full size even when the caller's buffer is short, so it can retry. */
@@ -91,13 +103,14 @@ int empi_boot_finalize(void)
         return -1;
     int rc = ops->finalize();
     empi_kvs_clear();
+    empi_procs_finalize();
     ops = NULL;
     return rc;
 }
 
 int empi_boot_node_of(int rank)
 {
-    if (!ops || rank < 0 || rank >= world_size)
+    if (!ops || rank < 0)
         return -1;
-    return ops->node_of(rank);
+    return rank < world_size ? ops->node_of(rank) : empi_procs_node(rank);
 }

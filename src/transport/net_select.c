@@ -82,10 +82,11 @@ int empi_net_select_init(const empi_boot_info_t *boot)
     return 0;
 }
 
+/* Processes of other jobs (index >= size) are not this file's business: core/init.c routes them. */
 int empi_net_uses_tcp(int peer)
 {
     int node = empi_boot_node_of(peer);
-    if (node < 0 || node == sel.my_node)
+    if (node < 0 || node == sel.my_node || peer >= sel.size)
         return 0;
     switch (sel.mode) {
     case NET_TCP: return 1;
@@ -104,7 +105,7 @@ int empi_net_uses_tcp(int peer)
 int empi_net_uses_udp(int peer)
 {
     int node = empi_boot_node_of(peer);
-    return node >= 0 && node != sel.my_node && sel.mode != NET_OFI && !empi_net_uses_tcp(peer);
+    return node >= 0 && node != sel.my_node && peer < sel.size && sel.mode != NET_OFI && !empi_net_uses_tcp(peer);
 }
 
 int empi_net_transports(empi_transport_t **out, int max)
@@ -127,7 +128,7 @@ int empi_net_transports(empi_transport_t **out, int max)
 empi_transport_t *empi_net_transport_for(int peer)
 {
     int node = empi_boot_node_of(peer);
-    if (sel.mode == NET_OFI && node >= 0 && node != sel.my_node)
+    if (sel.mode == NET_OFI && node >= 0 && node != sel.my_node && peer < sel.size)
         return &empi_transport_ofi;
     if (empi_net_uses_tcp(peer))
         return &empi_transport_tcp;

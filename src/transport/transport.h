@@ -97,6 +97,12 @@ struct empi_transport {
      * MPI_Finalize progresses until every transport reports 0 before its closing fence.
      */
     size_t (*pending)(void);
+
+    /*
+     * Optional (NULL: world ranks only). Processes of other jobs (runtime/procs.h) now have indices
+     * up to total - 1: reach them too, starting up first if this transport had nothing to do.
+     */
+    int (*add_peers)(int total);
 };
 
 enum { EMPI_WAIT_POLL = -1, EMPI_WAIT_NOTHING = -2 };
@@ -108,5 +114,9 @@ extern empi_transport_t empi_transport_shm;
 extern empi_transport_t empi_transport_tcp;
 extern empi_transport_t empi_transport_udp; /* a stub that fails init when udp/ is not built */
 extern empi_transport_t empi_transport_ofi; /* libfabric; a stub likewise when ofi/ is not built */
+
+/* Make indices [0, total) reachable: processes of other jobs go over tcp, started on demand
+   (core/init.c). An MPI error class. */
+int empi_transport_add_peers(int total);
 
 #endif

@@ -1,6 +1,6 @@
-/* mpiexec: start N ranks of one program on this host and (through proxies, remote.c)
- * on other hosts, serve their bootstrap requests, forward their output line by line
- * and end the job as a whole.
+/* mpiexec: start N ranks of one program (or of several: MPMD) on this host and (through
+ * proxies, remote.c) on other hosts, serve their bootstrap requests, forward their output
+ * line by line and end the job as a whole.
  * Everything happens in one poll() loop; signals (SIGCHLD included) arrive through
  * a signalfd, so there is no busy waiting and no async-signal-safety puzzle. */
 #include "mpiexec.h"
@@ -301,7 +301,7 @@ static void launch(spawn_context_t *ctx, int rank0_stdin)
         if (job.ranks[r].remote)
             continue;
         rank_place_t pl = { r, layout.node_of[r], layout.num_nodes, layout.local_rank[r],
-                            layout.local_size[r] };
+                            layout.local_size[r], options_app_of(ctx->opts, r) };
         if (spawn_rank(ctx, &pl, r == 0 ? rank0_stdin : -1, &job.ranks[r]) != 0) {
             job_end(1, "cannot start rank %d: %s; ending the job", r, strerror(errno));
             break;
@@ -337,6 +337,19 @@ static int open_tcp_server(const mpiexec_options_t *o, char *addr, size_t addrle
     return wire_listen_tcp(ip, port, addr, addrlen);
 }
 
+/* MPI_UNIVERSE_SIZE: as given (never below the job's size: a nested mpiexec may inherit
+ * MPIEXEC_UNIVERSE_SIZE from a smaller job), else the hosts' slots when they are more. */
+static int universe_size(const mpiexec_options_t *o)
+{
+    int slots = 0, have_slots = 0;
+    for (int h = 0; h < o->nhosts; h++) {
+        have_slots |= o->hosts[h].slots > 0;
+        slots += o->hosts[h].slots > 0 ? o->hosts[h].slots : 1;
+    }
+    int u = o->universe_size ? o->universe_size : have_slots ? slots : 0;
+    return u > o->nprocs ? u : o->nprocs;
+}
+
 static int needs_remote(const mpiexec_options_t *o)
 {
     for (int r = 0; r < layout.nprocs; r++)
@@ -356,18 +369,21 @@ int main(int argc, char **argv)
         options_free(&opts);
         return prc > 0 ? 0 : 1;
     }
-    char *program = resolve_program(opts.argv[0]);
-    if (!program) {
-        fprintf(stderr, "mpiexec: cannot find executable '%s'\n", opts.argv[0]);
-        options_free(&opts);
-        return 127;
+    for (int a = 0; a < opts.napps; a++) {
+        opts.apps[a].program_path = resolve_program(opts.apps[a].argv[0]);
+        if (!opts.apps[a].program_path) {
+            fprintf(stderr, "mpiexec: cannot find executable '%s'\n", opts.apps[a].argv[0]);
+            options_free(&opts);
+            return 127;
+        }
     }
 
     /* Signals are read from a signalfd in the loop; children get the old mask back. */
     signal(SIGPIPE, SIG_IGN);
-    spawn_context_t ctx = { .nprocs = opts.nprocs, .universe_size = opts.nprocs, .env = opts.env,
-                            .nenv = opts.nenv, .argv = opts.argv, .program_path = program,
-                            .opts = &opts, .opts_nhosts = opts.nhosts };
+    spawn_context_t ctx = { .nprocs = opts.nprocs, .universe_size = universe_size(&opts),
+                            .env = opts.env, .nenv = opts.nenv, .apps = opts.apps,
+                            .napps = opts.napps, .self_path = self_exe_path(), .opts = &opts,
+                            .opts_nhosts = opts.nhosts };
     sigset_t handled;
     sigemptyset(&handled);
     sigaddset(&handled, SIGCHLD);
@@ -443,7 +459,6 @@ int main(int argc, char **argv)
     }
     free(job.ranks);
     layout_free();
-    free(program);
     options_free(&opts);
     output_release();
     close(sfd);

@@ -1,5 +1,5 @@
 /* Shared declarations of the launcher. One concern per file:
- *   options.c  command line            spawn.c    starting one rank
+ *   options.c  command line, MPMD      spawn.c    starting one rank
  *   output.c   line-atomic forwarding  server.c   bootstrap key-value server
  *   job.c      rank lifecycle, kills   cleanup.c  /dev/shm + socket removal
  *   main.c     setup and the poll loop
@@ -23,21 +23,34 @@ typedef struct host_entry {
     int slots;        /* 0: not given */
 } host_entry_t;
 
-typedef struct mpiexec_options {
+/* One app context: a ':'-separated part of the command line (MPMD). */
+typedef struct app_context {
     int nprocs;
+    char **argv;         /* program and its arguments (NULL-terminated) */
+    char **env;          /* "NAME=VALUE" from its -env, applied after the job-wide ones */
+    int nenv;
+    char *program_path;  /* resolved in main.c, so a missing program fails early */
+} app_context_t;
+
+typedef struct mpiexec_options {
+    int nprocs;       /* all contexts together */
+    int universe_size; /* -usize / MPIEXEC_UNIVERSE_SIZE; 0: not given */
     int ppn;          /* 0: not given */
     host_entry_t *hosts;  /* from -hosts / -f; none: this host only */
     int nhosts;
     int tag_output;
     double timeout;   /* seconds; 0 = none */
-    char **env;       /* "NAME=VALUE" strings for every rank, applied in order */
+    char **env;       /* "NAME=VALUE" strings for every rank (-genv, -x), applied in order */
     int nenv;
-    char **argv;      /* program and its arguments (NULL-terminated) */
+    app_context_t *apps;  /* in command-line order; ranks are numbered through them */
+    int napps;
 } mpiexec_options_t;
 
 /* 0: run the job; 1: help/version printed, exit 0; -1: usage error reported. */
 int options_parse(int argc, char **argv, mpiexec_options_t *opts);
 void options_free(mpiexec_options_t *opts);
+/* The app context (MPI_APPNUM) of a rank. */
+int options_app_of(const mpiexec_options_t *opts, int rank);
 
 /* ---- output.c ---- */
 typedef struct line_buffer {
@@ -80,9 +93,10 @@ typedef struct spawn_context {
     int nprocs, universe_size;
     char **env;                 /* "NAME=VALUE" set in every rank */
     int nenv;
-    char **argv;
-    const char *program_path;   /* resolved once, so a missing program fails early */
+    const app_context_t *apps;  /* a rank runs the program, arguments and -env of its own */
+    int napps;
     const char *jobid, *addr, *cookie;
+    const char *self_path;      /* this mpiexec (EMPI_MPIEXEC); NULL: unknown */
     sigset_t child_sigmask;     /* the mask mpiexec started with */
     const struct mpiexec_options *opts;  /* mpiexec only (NULL in a proxy) */
     int opts_nhosts;
@@ -90,7 +104,7 @@ typedef struct spawn_context {
 
 /* What a rank is told about its place (EMPI_* variables). */
 typedef struct rank_place {
-    int rank, node_id, num_nodes, local_rank, local_size;
+    int rank, node_id, num_nodes, local_rank, local_size, appnum;
 } rank_place_t;
 
 typedef struct rank_proc {
@@ -103,6 +117,8 @@ typedef struct rank_proc {
     int finalized;
 } rank_proc_t;
 
+/* Absolute path of the running mpiexec (/proc/self/exe), NULL if unreadable. */
+const char *self_exe_path(void);
 /* Start a rank; stdin_fd is its stdin (-1: /dev/null). 0 on success. */
 int spawn_rank(const spawn_context_t *ctx, const rank_place_t *place, int stdin_fd, rank_proc_t *rp);
 

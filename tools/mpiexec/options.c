@@ -1,22 +1,36 @@
 /* Command line of mpiexec. Accepts the common spellings of MPICH (Hydra) and
- * Open MPI so existing scripts work unchanged. Options end at the first word that
- * is not an option (the program) or at "--". */
+ * Open MPI so existing scripts work unchanged. The line is one or more app contexts
+ * separated by ":" words (MPMD, as in the MPI standard's mpiexec); in each, options end
+ * at the first word that is not an option (the program) or at "--". -n and -env belong
+ * to their context; every other option applies to the whole job wherever it appears. */
 #include "mpiexec.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#define MAX_RANKS 1000000
+
 static void usage(FILE *f)
 {
     fprintf(f,
-        "Usage: mpiexec -n N [options] program [args...]\n"
-        "  -n, -np, --np N          number of ranks (default 1)\n"
-        "  -ppn N                   ranks per host, in consecutive blocks\n"
-        "  -genv NAME VALUE         set NAME=VALUE for every rank (also -env)\n"
+        "Usage: mpiexec [-n N] [options] program [args...]\n"
+        "       mpiexec [-n N] [options] prog1 [args...] : [-n N] [-env NAME VALUE] prog2 [args...] : ...\n"
+        "  Each ':'-separated part is an app context (MPMD) with its own program, arguments, -n\n"
+        "  and -env; ranks are numbered across the contexts in order; MPI_APPNUM of a rank is\n"
+        "  the index of its context.\n"
+        "  -n, -np, --np N          number of ranks of this context (default 1)\n"
+        "  -env NAME VALUE          set NAME=VALUE for the ranks of this context\n"
+        "Options for the whole job, in whichever context they appear:\n"
+        "  -genv NAME VALUE         set NAME=VALUE for every rank (-env overrides it)\n"
         "  -x NAME[=VALUE]          export NAME (current or given value) to every rank\n"
+        "  -ppn N                   ranks per host, in consecutive blocks\n"
+        "  -usize N                 MPI_UNIVERSE_SIZE (at least the number of ranks; also\n"
+        "                           --universe-size, env MPIEXEC_UNIVERSE_SIZE; default: the\n"
+        "                           hosts' slots if they are more than the ranks, else the ranks)\n"
         "  --tag-output             prefix every output line with \"[rank] \"\n"
         "                           (also -tag-output, -prepend-rank, -l)\n"
         "  --timeout S              end the job after S seconds, exit 124\n"
@@ -26,7 +40,24 @@ static void usage(FILE *f)
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
         "  -h, --help               this text\n"
-        "  --version                version\n");
+        "  --version                version\n"
+        "Ranks get EMPI_MPIEXEC, the path of this mpiexec (MPI_Comm_spawn runs it).\n");
+}
+
+/* App context being parsed (1-based); errors name it once there is more than one. */
+static int cur_app;
+
+static void opt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void opt_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpiexec: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (cur_app > 1)
+        fprintf(stderr, " (in app context %d)", cur_app);
+    fputc('\n', stderr);
 }
 
 /* One host entry: "host", "host:N" or (host files) "host slots=N". */
@@ -35,7 +66,7 @@ static int add_host(mpiexec_options_t *o, const char *entry)
     char name[256];
     size_t n = strcspn(entry, ": \t");
     if (n == 0 || n >= sizeof name) {
-        fprintf(stderr, "mpiexec: bad host entry '%s'\n", entry);
+        opt_error("bad host entry '%s'", entry);
         return -1;
     }
     memcpy(name, entry, n);
@@ -51,8 +82,8 @@ static int add_host(mpiexec_options_t *o, const char *entry)
         char *end;
         long v = strtol(rest, &end, 10);
         end += strspn(end, " \t");
-        if (v < 1 || v > 1000000 || *end) {
-            fprintf(stderr, "mpiexec: bad slot count in host entry '%s'\n", entry);
+        if (v < 1 || v > MAX_RANKS || *end) {
+            opt_error("bad slot count in host entry '%s'", entry);
             return -1;
         }
         slots = (int)v;
@@ -78,7 +109,7 @@ static int add_host_file(mpiexec_options_t *o, const char *path)
     char line[512];
     int rc = 0;
     if (!f) {
-        fprintf(stderr, "mpiexec: cannot open host file %s: %s\n", path, strerror(errno));
+        opt_error("cannot open host file %s: %s", path, strerror(errno));
         return -1;
     }
     while (rc == 0 && fgets(line, sizeof line, f)) {
@@ -92,7 +123,7 @@ static int add_host_file(mpiexec_options_t *o, const char *path)
     }
     fclose(f);
     if (rc == 0 && o->nhosts == 0) {
-        fprintf(stderr, "mpiexec: host file %s names no host\n", path);
+        opt_error("host file %s names no host", path);
         rc = -1;
     }
     return rc;
@@ -102,8 +133,8 @@ static int parse_count(const char *opt, const char *s, int *out)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end || v < 1 || v > 1000000) {
-        fprintf(stderr, "mpiexec: %s needs a positive number, got '%s'\n", opt, s);
+    if (*s == '\0' || *end || v < 1 || v > MAX_RANKS) {
+        opt_error("%s needs a positive number, got '%s'", opt, s);
         return -1;
     }
     *out = (int)v;
@@ -115,35 +146,35 @@ static int parse_seconds(const char *opt, const char *s, double *out)
     char *end;
     double v = strtod(s, &end);
     if (*s == '\0' || *end || v < 0) {
-        fprintf(stderr, "mpiexec: %s needs a number of seconds, got '%s'\n", opt, s);
+        opt_error("%s needs a number of seconds, got '%s'", opt, s);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static void add_env(mpiexec_options_t *o, const char *name, const char *value)
+static void add_env(char ***env, int *nenv, const char *name, const char *value)
 {
     size_t n = strlen(name) + strlen(value) + 2;
     char *s = malloc(n);
     snprintf(s, n, "%s=%s", name, value);
-    o->env = realloc(o->env, sizeof(char *) * (size_t)(o->nenv + 1));
-    o->env[o->nenv++] = s;
+    *env = realloc(*env, sizeof(char *) * (size_t)(*nenv + 1));
+    (*env)[(*nenv)++] = s;
 }
 
 static int add_export(mpiexec_options_t *o, const char *spec)
 {
     const char *eq = strchr(spec, '=');
     if (eq == spec || !*spec) {
-        fprintf(stderr, "mpiexec: -x needs NAME or NAME=VALUE\n");
+        opt_error("-x needs NAME or NAME=VALUE");
         return -1;
     }
     if (eq) {
         char *name = strndup(spec, (size_t)(eq - spec));
-        add_env(o, name, eq + 1);
+        add_env(&o->env, &o->nenv, name, eq + 1);
         free(name);
     } else if (getenv(spec)) {
-        add_env(o, spec, getenv(spec));
+        add_env(&o->env, &o->nenv, spec, getenv(spec));
     }
     return 0;
 }
@@ -158,15 +189,11 @@ static int is_any(const char *arg, const char *const *names)
 
 #define ANY(...) is_any(opt, (const char *const[]){ __VA_ARGS__, NULL })
 
-int options_parse(int argc, char **argv, mpiexec_options_t *o)
+/* The options of one app context from argv[*pos]; *pos is left at its program. 0: go on;
+ * 1: help/version printed; -1: error reported. */
+static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, app_context_t *app)
 {
-    memset(o, 0, sizeof *o);
-    o->nprocs = 1;
-    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
-    if (env_timeout && parse_seconds("MPIEXEC_TIMEOUT", env_timeout, &o->timeout) != 0)
-        return -1;
-
-    int i = 1;
+    int i = *pos;
     while (i < argc && argv[i][0] == '-') {
         char optbuf[64];
         const char *opt = argv[i], *inline_val = NULL;
@@ -186,18 +213,18 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
                         "--npernode", "-timeout", "--timeout", "-x", "-hosts", "-host",
                         "--host", "-H", "--hosts", "-f", "-hostfile", "--hostfile",
                         "-machinefile", "--machinefile", "-bind-to", "--bind-to",
-                        "-map-by", "--map-by")  ? 1
-                    : ANY("-genv", "-env")      ? 2
-                                                : 0;
+                        "-map-by", "--map-by", "-usize", "--usize", "--universe-size",
+                        "-universe-size") ? 1
+                    : ANY("-genv", "-env") ? 2
+                                           : 0;
         if (inline_val && nargs != 1) {
-            fprintf(stderr, "mpiexec: option %s takes no '=value'\n", opt);
+            opt_error("option %s takes no '=value'", opt);
             return -1;
         }
         const char *val = inline_val;
         if (nargs > 0 && !inline_val) {
             if (i + nargs >= argc) {
-                fprintf(stderr, "mpiexec: option %s needs %d argument%s\n", opt, nargs,
-                        nargs > 1 ? "s" : "");
+                opt_error("option %s needs %d argument%s", opt, nargs, nargs > 1 ? "s" : "");
                 return -1;
             }
             val = argv[i + 1];
@@ -210,13 +237,17 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
             printf("mpiexec (EtherMPI) %s\n", EMPI_VERSION_STRING);
             return 1;
         } else if (ANY("-n", "-np", "--np", "--n", "-c")) {
-            rc = parse_count(opt, val, &o->nprocs);
+            rc = parse_count(opt, val, &app->nprocs);
         } else if (ANY("-ppn", "--ppn", "-npernode", "--npernode")) {
             rc = parse_count(opt, val, &o->ppn);
+        } else if (ANY("-usize", "--usize", "--universe-size", "-universe-size")) {
+            rc = parse_count(opt, val, &o->universe_size);
         } else if (ANY("-timeout", "--timeout")) {
             rc = parse_seconds(opt, val, &o->timeout);
-        } else if (ANY("-genv", "-env")) {
-            add_env(o, argv[i + 1], argv[i + 2]);
+        } else if (ANY("-genv")) {
+            add_env(&o->env, &o->nenv, argv[i + 1], argv[i + 2]);
+        } else if (ANY("-env")) {
+            add_env(&app->env, &app->nenv, argv[i + 1], argv[i + 2]);
         } else if (ANY("-x")) {
             rc = add_export(o, val);
         } else if (ANY("--tag-output", "-tag-output", "-prepend-rank", "--prepend-rank", "-l")) {
@@ -229,20 +260,71 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
                        "-bind-to", "--bind-to", "-map-by", "--map-by")) {
             /* accepted for compatibility; nothing to do on one host */
         } else {
-            fprintf(stderr, "mpiexec: unknown option '%s' (see mpiexec --help)\n", argv[i]);
+            opt_error("unknown option '%s' (see mpiexec --help)", argv[i]);
             return -1;
         }
         if (rc != 0)
             return -1;
         i += 1 + (inline_val ? 0 : nargs);
     }
-    if (i >= argc) {
-        fprintf(stderr, "mpiexec: no program given\n");
-        usage(stderr);
-        return -1;
-    }
-    o->argv = argv + i;
+    *pos = i;
     return 0;
+}
+
+int options_parse(int argc, char **argv, mpiexec_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+    cur_app = 0;
+    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
+    if (env_timeout && parse_seconds("MPIEXEC_TIMEOUT", env_timeout, &o->timeout) != 0)
+        return -1;
+    const char *env_usize = getenv("MPIEXEC_UNIVERSE_SIZE");
+    if (env_usize && *env_usize && parse_count("MPIEXEC_UNIVERSE_SIZE", env_usize, &o->universe_size) != 0)
+        return -1;
+
+    int i = 1;
+    for (;;) {
+        o->apps = realloc(o->apps, sizeof *o->apps * (size_t)(o->napps + 1));
+        app_context_t *app = &o->apps[o->napps++];
+        *app = (app_context_t){ .nprocs = 1 };
+        cur_app = o->napps;
+        int rc = parse_options(argc, argv, &i, o, app);
+        if (rc != 0)
+            return rc;
+        if (i >= argc || !strcmp(argv[i], ":")) {
+            if (i < argc)
+                opt_error("no program given before ':'");
+            else
+                opt_error("no program given%s", o->napps > 1 ? " after the last ':'" : "");
+            usage(stderr);
+            return -1;
+        }
+        int end = i;
+        while (end < argc && strcmp(argv[end], ":"))
+            end++;
+        app->argv = calloc((size_t)(end - i + 1), sizeof(char *));
+        memcpy(app->argv, argv + i, sizeof(char *) * (size_t)(end - i));
+        if (app->nprocs > MAX_RANKS - o->nprocs) {
+            opt_error("more than %d ranks in all", MAX_RANKS);
+            return -1;
+        }
+        o->nprocs += app->nprocs;
+        if (end == argc)
+            break;
+        i = end + 1; /* past the ':'; a context must follow */
+    }
+    cur_app = 0;
+    return 0;
+}
+
+int options_app_of(const mpiexec_options_t *o, int rank)
+{
+    int a = 0;
+    while (a + 1 < o->napps && rank >= o->apps[a].nprocs) {
+        rank -= o->apps[a].nprocs;
+        a++;
+    }
+    return a;
 }
 
 void options_free(mpiexec_options_t *o)
@@ -250,11 +332,16 @@ void options_free(mpiexec_options_t *o)
     for (int i = 0; i < o->nhosts; i++)
         free(o->hosts[i].name);
     free(o->hosts);
-    o->hosts = NULL;
-    o->nhosts = 0;
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);
-    o->env = NULL;
-    o->nenv = 0;
+    for (int a = 0; a < o->napps; a++) {
+        for (int i = 0; i < o->apps[a].nenv; i++)
+            free(o->apps[a].env[i]);
+        free(o->apps[a].env);
+        free(o->apps[a].argv);
+        free(o->apps[a].program_path);
+    }
+    free(o->apps);
+    memset(o, 0, sizeof *o);
 }

@@ -1,9 +1,10 @@
 /* `mpiexec --proxy ADDR ENTRY`: mpiexec's agent on a remote host, started through rsh. It reads
  * the job cookie from stdin, connects to mpiexec at ADDR, says which host entry it serves and
- * what this host calls itself, receives its ranks (PROXY_SETUP, format in remote.c) and starts
- * them exactly as mpiexec does locally. Then it relays: rank output as it comes, each exit status
- * after the rank's last output, kills and stdin from mpiexec to the ranks. If mpiexec goes away,
- * the proxy kills its ranks; whatever happens it removes the job's files on this host. */
+ * what this host calls itself, receives its ranks with each one's program, arguments and app
+ * number (PROXY_SETUP, format in remote.c) and starts them exactly as mpiexec does locally (their
+ * EMPI_MPIEXEC is this proxy's own path). Then it relays: rank output as it comes, each exit
+ * status after the rank's last output, kills and stdin from mpiexec to the ranks. If mpiexec goes
+ * away, the proxy kills its ranks; whatever happens it removes the job's files on this host. */
 #include "mpiexec.h"
 #include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_proto.h"
@@ -75,12 +76,27 @@ static int parse_setup(rbuf_t *r, spawn_context_t *ctx, char **cwd)
     ctx->jobid = jobid;
     ctx->addr = rbuf_str(r);
     *cwd = rbuf_str(r);
-    ctx->program_path = rbuf_str(r);
     ctx->nprocs = (int)rbuf_u32(r);
     ctx->universe_size = (int)rbuf_u32(r);
     int num_nodes = (int)rbuf_u32(r);
+    ctx->env = rbuf_strs(r, &ctx->nenv);
+    uint32_t napps = rbuf_u32(r);
+    /* An app takes at least 12 bytes (three counts): a bigger count is garbage. */
+    if (r->bad || napps < 1 || napps > r->left / 12)
+        return -1;
+    app_context_t *apps = calloc(napps, sizeof *apps);
+    ctx->apps = apps;
+    ctx->napps = (int)napps;
+    for (uint32_t a = 0; a < napps && !r->bad; a++) {
+        int argc = 0;
+        apps[a].program_path = rbuf_str(r);
+        apps[a].argv = rbuf_strs(r, &argc);
+        apps[a].env = rbuf_strs(r, &apps[a].nenv);
+        if (argc < 1)
+            return -1;
+    }
     nranks = (int)rbuf_u32(r);
-    if (r->bad || nranks < 1 || (size_t)nranks > r->left / 16)
+    if (r->bad || nranks < 1 || (size_t)nranks > r->left / 20)
         return -1;
     ranks = calloc((size_t)nranks, sizeof *ranks);
     for (int i = 0; i < nranks; i++) {
@@ -89,22 +105,13 @@ static int parse_setup(rbuf_t *r, spawn_context_t *ctx, char **cwd)
         pl->node_id = (int)rbuf_u32(r);
         pl->local_rank = (int)rbuf_u32(r);
         pl->local_size = (int)rbuf_u32(r);
+        pl->appnum = (int)rbuf_u32(r);
         pl->num_nodes = num_nodes;
+        if (pl->appnum < 0 || pl->appnum >= ctx->napps)
+            return -1;
         ranks[i].rank = pl->rank;
         ranks[i].proc.out_fd = ranks[i].proc.err_fd = -1;
     }
-    ctx->nenv = (int)rbuf_u32(r);
-    if (r->bad || (size_t)ctx->nenv > r->left / 4)
-        return -1;
-    ctx->env = calloc((size_t)ctx->nenv + 1, sizeof(char *));
-    for (int i = 0; i < ctx->nenv; i++)
-        ctx->env[i] = rbuf_str(r);
-    uint32_t argc = rbuf_u32(r);
-    if (r->bad || argc < 1 || argc > r->left / 4)
-        return -1;
-    ctx->argv = calloc((size_t)argc + 1, sizeof(char *));
-    for (uint32_t i = 0; i < argc; i++)
-        ctx->argv[i] = rbuf_str(r);
     return r->bad ? -1 : 0;
 }
 
@@ -263,7 +270,7 @@ int proxy_main(int argc, char **argv)
     unsigned char *p;
     if (wire_recv(link_fd, &type, &p, &len) != 0)
         return 1; /* the job ended before it started here */
-    spawn_context_t ctx = { .cookie = cookie, .child_sigmask = old };
+    spawn_context_t ctx = { .cookie = cookie, .child_sigmask = old, .self_path = self_exe_path() };
     char *cwd = NULL;
     rbuf_t r = { p, len, 0 };
     if (type != PROXY_SETUP || parse_setup(&r, &ctx, &cwd) != 0) {

@@ -4,9 +4,10 @@
  * (never on a command line, where other users could read it). The proxy connects back, presents
  * the cookie and its host's name; once every proxy has, mpiexec numbers the nodes by name and
  * sends each proxy a PROXY_SETUP:
- *     str jobid, str launcher address, str cwd, str program, u32 nprocs, u32 universe,
- *     u32 num_nodes, u32 count, count x (u32 rank, node, local rank, local size),
- *     u32 nenv, nenv x str "NAME=VALUE", u32 argc, argc x str
+ *     str jobid, str launcher address, str cwd, u32 nprocs, u32 universe, u32 num_nodes,
+ *     u32 nenv, nenv x str "NAME=VALUE" (every rank),
+ *     u32 napps, napps x (str program, u32 argc, argc x str, u32 nenv, nenv x str) (MPMD),
+ *     u32 count, count x (u32 rank, node, local rank, local size, appnum)
  * Ranks then talk to mpiexec's bootstrap server directly; the proxy relays their output and exit
  * statuses and delivers kills and stdin. A link that closes while its host still has ranks means
  * the host (or its proxy) died: the job ends with a message naming the host and its ranks. */
@@ -54,11 +55,9 @@ static void child_exec_rsh(const mpiexec_options_t *o, int h, const char *server
 
     const char *rsh = getenv("EMPI_LAUNCHER_RSH");
     char *words = strdup(rsh && *rsh ? rsh : "ssh");
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    const char *self = self_exe_path();
+    if (!self)
         _exit(127);
-    self[n] = '\0';
     char entry[16];
     snprintf(entry, sizeof entry, "%d", h);
     char *argv[64];
@@ -67,7 +66,7 @@ static void child_exec_rsh(const mpiexec_options_t *o, int h, const char *server
     for (char *w = strtok_r(words, " \t", &save); w && argc < 58; w = strtok_r(NULL, " \t", &save))
         argv[argc++] = w;
     argv[argc++] = o->hosts[h].name;
-    argv[argc++] = self;
+    argv[argc++] = (char *)self;
     argv[argc++] = "--proxy";
     argv[argc++] = (char *)server_addr;
     argv[argc++] = entry;
@@ -142,10 +141,21 @@ static void send_setup(int h, const spawn_context_t *ctx)
     wbuf_str(&b, ctx->jobid);
     wbuf_str(&b, ctx->addr);
     wbuf_str(&b, cwd);
-    wbuf_str(&b, ctx->program_path);
     wbuf_u32(&b, (uint32_t)ctx->nprocs);
     wbuf_u32(&b, (uint32_t)ctx->universe_size);
     wbuf_u32(&b, (uint32_t)layout.num_nodes);
+    wbuf_strs(&b, ctx->env, ctx->nenv);
+    /* Every context, even those with no rank there: they are few, and indices stay appnums. */
+    wbuf_u32(&b, (uint32_t)ctx->napps);
+    for (int a = 0; a < ctx->napps; a++) {
+        const app_context_t *app = &ctx->apps[a];
+        int argc = 0;
+        while (app->argv[argc])
+            argc++;
+        wbuf_str(&b, app->program_path);
+        wbuf_strs(&b, app->argv, argc);
+        wbuf_strs(&b, app->env, app->nenv);
+    }
     int count = 0;
     for (int r = 0; r < layout.nprocs; r++)
         count += layout.host_of[r] == h;
@@ -153,8 +163,8 @@ static void send_setup(int h, const spawn_context_t *ctx)
     for (int r = 0; r < layout.nprocs; r++) {
         if (layout.host_of[r] != h)
             continue;
-        uint32_t v[4] = { (uint32_t)r, (uint32_t)layout.node_of[r], (uint32_t)layout.local_rank[r],
-                          (uint32_t)layout.local_size[r] };
+        uint32_t v[5] = { (uint32_t)r, (uint32_t)layout.node_of[r], (uint32_t)layout.local_rank[r],
+                          (uint32_t)layout.local_size[r], (uint32_t)options_app_of(options, r) };
         wbuf_bytes(&b, v, sizeof v);
         rank_proc_t *rp = &job.ranks[r];
         memset(rp, 0, sizeof *rp);
@@ -164,15 +174,6 @@ static void send_setup(int h, const spawn_context_t *ctx)
         job.running++;
         hosts[h].live++;
     }
-    wbuf_u32(&b, (uint32_t)ctx->nenv);
-    for (int i = 0; i < ctx->nenv; i++)
-        wbuf_str(&b, ctx->env[i]);
-    int argc = 0;
-    while (ctx->argv[argc])
-        argc++;
-    wbuf_u32(&b, (uint32_t)argc);
-    for (int i = 0; i < argc; i++)
-        wbuf_str(&b, ctx->argv[i]);
     server_send(hosts[h].conn, PROXY_SETUP, b.data, b.len);
     wbuf_free(&b);
 }

@@ -9,6 +9,19 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *self_exe_path(void)
+{
+    static char path[4096];
+    static int state; /* 0: not read yet, 1: read, -1: unreadable */
+    if (state == 0) {
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+        state = n > 0 && path[0] == '/' ? 1 : -1;
+        if (state > 0)
+            path[n] = '\0';
+    }
+    return state > 0 ? path : NULL;
+}
+
 static void set_int_env(const char *name, int value)
 {
     char buf[16];
@@ -44,22 +57,30 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &ctx->child_sigmask, NULL);
 
+    const app_context_t *app = &ctx->apps[pl->appnum];
     for (int i = 0; i < ctx->nenv; i++)
         putenv(ctx->env[i]);
+    for (int i = 0; i < app->nenv; i++)
+        putenv(app->env[i]);
     set_int_env("EMPI_RANK", pl->rank);
     set_int_env("EMPI_SIZE", ctx->nprocs);
     set_int_env("EMPI_LOCAL_RANK", pl->local_rank);
     set_int_env("EMPI_LOCAL_SIZE", pl->local_size);
     set_int_env("EMPI_NODE_ID", pl->node_id);
     set_int_env("EMPI_NUM_NODES", pl->num_nodes);
-    set_int_env("EMPI_APPNUM", 0);
+    set_int_env("EMPI_APPNUM", pl->appnum);
     set_int_env("EMPI_UNIVERSE_SIZE", ctx->universe_size);
     setenv("EMPI_JOBID", ctx->jobid, 1);
     setenv("EMPI_LAUNCHER_ADDR", ctx->addr, 1);
     setenv("EMPI_COOKIE", ctx->cookie, 1);
+    /* Unset rather than left as inherited: a parent job's value is not ours. */
+    if (ctx->self_path)
+        setenv("EMPI_MPIEXEC", ctx->self_path, 1);
+    else
+        unsetenv("EMPI_MPIEXEC");
 
-    execv(ctx->program_path, ctx->argv);
-    fprintf(stderr, "mpiexec: cannot execute %s\n", ctx->program_path);
+    execv(app->program_path, app->argv);
+    fprintf(stderr, "mpiexec: cannot execute %s\n", app->program_path);
     _exit(127);
 }
 

@@ -44,6 +44,13 @@ void wbuf_str(wbuf_t *b, const char *s)
     wbuf_bytes(b, s, n);
 }
 
+void wbuf_strs(wbuf_t *b, char *const *s, int n)
+{
+    wbuf_u32(b, (uint32_t)n);
+    for (int i = 0; i < n; i++)
+        wbuf_str(b, s[i]);
+}
+
 void wbuf_free(wbuf_t *b)
 {
     free(b->data);
@@ -80,6 +87,25 @@ char *rbuf_str(rbuf_t *r)
     r->p += n;
     r->left -= n;
     return s;
+}
+
+char **rbuf_strs(rbuf_t *r, int *n)
+{
+    uint32_t count = rbuf_u32(r);
+    /* Each string takes at least its 4-byte length: a bigger count is garbage. */
+    if (r->bad || count > r->left / 4) {
+        r->bad = 1;
+        return NULL;
+    }
+    char **v = calloc((size_t)count + 1, sizeof(char *));
+    if (!v) {
+        perror("mpiexec");
+        exit(1);
+    }
+    for (uint32_t i = 0; i < count; i++)
+        v[i] = rbuf_str(r);
+    *n = (int)count;
+    return v;
 }
 
 int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)

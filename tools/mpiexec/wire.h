@@ -34,6 +34,7 @@ typedef struct wbuf {
 void wbuf_bytes(wbuf_t *b, const void *p, size_t n);
 void wbuf_u32(wbuf_t *b, uint32_t v);
 void wbuf_str(wbuf_t *b, const char *s);   /* u32 length, then the bytes */
+void wbuf_strs(wbuf_t *b, char *const *s, int n);  /* u32 n, then n strings */
 void wbuf_free(wbuf_t *b);
 
 typedef struct rbuf {
@@ -44,6 +45,9 @@ typedef struct rbuf {
 
 uint32_t rbuf_u32(rbuf_t *r);
 char *rbuf_str(rbuf_t *r);   /* malloc'd, NUL-terminated */
+/* What wbuf_strs wrote: a malloc'd NULL-terminated array of *n strings (NULL and r->bad set
+ * when the count cannot be right). */
+char **rbuf_strs(rbuf_t *r, int *n);
 
 /* Blocking whole-message I/O. 0 on success. */
 int wire_send(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen);

@@ -46,6 +46,7 @@ void tcp_mark_up(int peer, int fd)
     tcp_peer_t *p = &tcp.peers[peer];
     p->fd = fd;
     p->state = TCP_UP;
+    p->in_len = 0; /* a previous connection's partial frame (processes of other jobs reconnect) */
     p->polled = tcp.npolled;
     tcp.polled[tcp.npolled++] = peer;
     if (empi_tunables.debug >= 1)
@@ -53,38 +54,66 @@ void tcp_mark_up(int peer, int fd)
     tcp_flush(peer);
 }
 
+/* Room for peers [0, n): the per-peer arrays grow and the new entries start unconnected. */
+static int reserve(int n)
+{
+    tcp_peer_t *peers = realloc(tcp.peers, sizeof *peers * (size_t)n);
+    if (peers)
+        tcp.peers = peers;
+    int *polled = realloc(tcp.polled, sizeof(int) * (size_t)n);
+    if (polled)
+        tcp.polled = polled;
+    int *backlogged = realloc(tcp.backlogged, sizeof(int) * (size_t)n);
+    if (backlogged)
+        tcp.backlogged = backlogged;
+    if (!peers || !polled || !backlogged)
+        return EMPI_ERROR;
+    for (int r = tcp.size; r < n; r++)
+        tcp.peers[r] = (tcp_peer_t){.fd = -1, .polled = -1};
+    tcp.size = n;
+    return EMPI_OK;
+}
+
+static int start(int n)
+{
+    tcp.active = 1;
+    if (reserve(n) != EMPI_OK)
+        return EMPI_ERROR;
+    tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
+    return tcp.epfd < 0 ? EMPI_ERROR : tcp_listen_and_publish();
+}
+
 static int tcp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
 {
     memset(&tcp, 0, sizeof tcp);
     tcp.me = boot->rank;
-    tcp.size = boot->size;
+    tcp.world = boot->size;
     tcp.deliver = deliver;
     tcp.epfd = tcp.listen_fd = -1;
     size_t max_packet = empi_tunables.tcp_max_packet;
     empi_transport_tcp.max_packet = max_packet < 4096 ? 4096 : max_packet;
 
-    for (int r = 0; r < boot->size && !tcp.active; r++)
-        tcp.active = empi_net_uses_tcp(r);
-    if (!tcp.active)
+    int needed = 0;
+    for (int r = 0; r < boot->size && !needed; r++)
+        needed = empi_net_uses_tcp(r);
+    if (!needed)
         return EMPI_OK;
-    tcp.peers = calloc((size_t)boot->size, sizeof *tcp.peers);
-    tcp.polled = malloc(sizeof(int) * (size_t)boot->size);
-    tcp.backlogged = malloc(sizeof(int) * (size_t)boot->size);
-    if (!tcp.peers || !tcp.polled || !tcp.backlogged)
-        goto fail;
-    for (int r = 0; r < boot->size; r++) {
-        tcp.peers[r].fd = -1;
-        tcp.peers[r].polled = -1;
+    if (start(boot->size) != EMPI_OK) {
+        tcp_finalize();
+        return EMPI_ERROR;
     }
-    tcp.epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (tcp.epfd < 0 || tcp_listen_and_publish() != EMPI_OK)
-        goto fail;
     /* Peers' records become readable at MPI_Init's closing fence: connect at the first pass after it. */
     tcp.eager_connect_due = empi_tunables.tcp_eager_connect;
     return EMPI_OK;
-fail:
-    tcp_finalize();
-    return EMPI_ERROR;
+}
+
+/* Processes of other jobs joined (runtime/procs.h): reach indices below `total`, listening first if
+   this job had no tcp peers of its own. */
+static int tcp_add_peers(int total)
+{
+    if (!tcp.active)
+        return start(total);
+    return total > tcp.size ? reserve(total) : EMPI_OK;
 }
 
 static int tcp_finalize(void)
@@ -97,7 +126,7 @@ static int tcp_finalize(void)
 
 static int tcp_reaches(int peer)
 {
-    return tcp.active && peer >= 0 && peer < tcp.size && empi_net_uses_tcp(peer);
+    return tcp.active && peer >= 0 && peer < tcp.size && (peer >= tcp.world || empi_net_uses_tcp(peer));
 }
 
 static int poll_events(int direct)
@@ -180,4 +209,5 @@ empi_transport_t empi_transport_tcp = {
     .get = NULL,
     .wait_fd = tcp_wait_fd,
     .pending = tcp_pending,
+    .add_peers = tcp_add_peers,
 };

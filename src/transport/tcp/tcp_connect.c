@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "core/tunables.h"
 #include "mpi.h"
+#include "runtime/procs.h"
 #include "transport/net_addr.h"
 #include "transport/net_select.h"
 #include "transport/tcp/tcp_internal.h"
@@ -124,8 +125,8 @@ int tcp_connect_start(int peer)
     int err = connect_with_timeout(fd, &sa);
     if (err)
         connect_failed(peer, &sa, "connect", err);
-    tcp_hello_t hello = {.magic = TCP_MAGIC, .rank = (uint32_t)tcp.me, .token = rec.token};
-    /* A fresh socket's buffer always takes 16 bytes whole. */
+    tcp_hello_t hello = {.magic = TCP_MAGIC, .rank = (uint32_t)tcp.me, .token = rec.token, .job = empi_procs_job(tcp.me)};
+    /* A fresh socket's buffer always takes a hello whole. */
     if (send(fd, &hello, sizeof hello, MSG_NOSIGNAL) != (ssize_t)sizeof hello)
         connect_failed(peer, &sa, "hello", errno);
     tcp_peer_t *p = &tcp.peers[peer];
@@ -179,13 +180,18 @@ static void drop_stranger(int i, int close_fd)
     tcp.handshakes--;
 }
 
-/* Accept or refuse the hello of `peer` by the lower-rank-wins rule. */
+int tcp_is_foreign(int peer)
+{
+    return peer >= tcp.world;
+}
+
+/* Accept or refuse the hello of `peer` by the lower-rank-wins rule (ranks of two jobs: procs.h's order). */
 static int hello_wins(int peer)
 {
     switch (tcp.peers[peer].state) {
     case TCP_NONE:
     case TCP_WAITING: return 1;
-    case TCP_CONNECTING: return peer < tcp.me;
+    case TCP_CONNECTING: return empi_procs_before(peer, tcp.me);
     default: return 0;
     }
 }
@@ -209,11 +215,11 @@ int tcp_stranger_ready(int fd)
     if (s->got < sizeof s->hello)
         return 1;
     tcp_hello_t h = s->hello;
-    if (h.magic != TCP_MAGIC || h.token != tcp.token || h.rank >= (uint32_t)tcp.size || (int)h.rank == tcp.me) {
-        drop_stranger(i, 1); /* not from this job */
+    int peer = h.magic == TCP_MAGIC && h.token == tcp.token && h.rank <= INT32_MAX ? empi_procs_find(h.job, (int)h.rank) : -1;
+    if (peer < 0 || peer >= tcp.size || peer == tcp.me) {
+        drop_stranger(i, 1); /* from no process we know */
         return 1;
     }
-    int peer = (int)h.rank;
     tcp_verdict_t v = {.magic = TCP_MAGIC, .accepted = (uint32_t)hello_wins(peer)};
     if (send(fd, &v, sizeof v, MSG_NOSIGNAL) != (ssize_t)sizeof v)
         v.accepted = 0;
@@ -265,7 +271,11 @@ void tcp_peer_lost(int peer, const char *why)
     tcp_peer_t *p = &tcp.peers[peer];
     if (p->state == TCP_DEAD)
         return;
-    fprintf(stderr, "EtherMPI: rank %d: tcp connection to rank %d %s\n", tcp.me, peer, why);
+    /* A process of another job closes its connections when it finalizes; that ends nothing here. */
+    int foreign = tcp_is_foreign(peer);
+    if (!foreign || empi_tunables.debug >= 1)
+        fprintf(stderr, "EtherMPI: rank %d: tcp connection to %s %d %s\n", tcp.me, foreign ? "process" : "rank", peer,
+                why);
     if (p->state == TCP_CONNECTING || p->state == TCP_WAITING)
         tcp.handshakes--;
     if (p->polled >= 0) {
@@ -277,9 +287,9 @@ void tcp_peer_lost(int peer, const char *why)
     if (p->fd >= 0)
         close(p->fd);
     p->fd = -1;
-    p->state = TCP_DEAD;
-    tcp_backlog_free(p);
-    tcp.ndead++;
+    p->state = foreign ? TCP_NONE : TCP_DEAD;
+    tcp_backlog_free(p); /* p->in stays: a packet in it may be being delivered right now */
+    tcp.ndead += !foreign;
 }
 
 void tcp_close_all(void)

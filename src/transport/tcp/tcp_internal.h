@@ -23,8 +23,9 @@
 
 typedef struct tcp_hello {
     uint32_t magic;
-    uint32_t rank;    /* the connecting rank */
-    uint64_t token;   /* the target's secret from its address record: proves job membership */
+    uint32_t rank;    /* the connecting process's world rank in its job */
+    uint64_t token;   /* the target's secret from its address record: proves it was told to come */
+    uint64_t job;     /* the connecting process's job (runtime/procs.h): other jobs connect too */
 } tcp_hello_t;
 
 typedef struct tcp_verdict {
@@ -63,8 +64,9 @@ typedef struct tcp_stranger {
 } tcp_stranger_t;
 
 typedef struct tcp_state_all {
-    int active;               /* this rank has peers on other hosts */
-    int me, size;
+    int active;               /* this rank has peers on other hosts, or processes of other jobs */
+    int me, size;             /* size: indices this transport has room for (procs.h) */
+    int world;                /* indices from `world` on are processes of other jobs */
     empi_deliver_fn deliver;
     int epfd, listen_fd;
     uint64_t token;
@@ -88,6 +90,7 @@ extern tcp_state_all_t tcp;
 
 /* tcp_connect.c */
 int tcp_listen_and_publish(void);
+int tcp_is_foreign(int peer);
 int tcp_connect_start(int peer);     /* EMPI_OK or EMPI_ERROR (message printed) */
 void tcp_connect_all(void);          /* eager connection to every tcp peer */
 void tcp_accept_ready(void);

@@ -58,6 +58,8 @@ static int deliver_frames(int peer, tcp_peer_t *p)
         tcp.deliver(peer, p->in + off + TCP_FRAME_HDR, (size_t)len);
         delivered++;
         off += frame;
+        if (EMPI_UNLIKELY(p->state != TCP_UP))
+            return delivered; /* handling the packet lost the connection (a send to it failed) */
     }
     if (off) {
         memmove(p->in, p->in + off, p->in_len - off);

@@ -1,0 +1,173 @@
+/*
+ * The name service: MPI_Publish_name stores a port name under a service name where every job of
+ * the user can read it, a file in EMPI_NAMESERV_DIR named by the service name in hex (any byte may
+ * occur in it). Creation is exclusive, so one name has one publisher; a process withdraws what it
+ * still has published when it finalizes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "comm/dyn.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+#include "core/tunables.h"
+
+#define SERVICE_MAX 256 /* bytes of a service name we keep (hex doubles it in the file name) */
+
+typedef struct published {
+    struct published *next;
+    char path[4096];
+} published_t;
+
+static published_t *mine;
+
+/* The file of `service` (making its directory first if `create`); -1 if the name is too long. */
+static int service_path(const char *service, int create, char *path, size_t len)
+{
+    size_t n = strlen(service);
+    if (n == 0 || n > SERVICE_MAX)
+        return -1;
+    const char *dir = empi_tunables.nameserv_dir;
+    int w;
+    if (dir[0]) {
+        w = snprintf(path, len, "%s/", dir);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        w = snprintf(path, len, "%s/empi-names-%u/", tmp && tmp[0] ? tmp : "/tmp", (unsigned)getuid());
+    }
+    if (w < 0 || (size_t)w >= len)
+        return -1;
+    if (create)
+        mkdir(path, 0700); /* may exist already */
+    for (size_t i = 0; i < n && (size_t)w + 3 < len; i++)
+        w += snprintf(path + w, len - (size_t)w, "%02x", (unsigned char)service[i]);
+    return (size_t)w + 1 < len ? 0 : -1;
+}
+
+/* Remove a published file, and its directory when it was the last name there. */
+static void withdraw(const char *path)
+{
+    unlink(path);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        rmdir(dir); /* fails while other names live there, as it should */
+    }
+}
+
+static int check_args(const char *fn, const char *service, MPI_Info info, const char *port, int create, char *path,
+                      size_t len)
+{
+    if (!service)
+        return empi_err_noobj(MPI_ERR_ARG, "%s: service_name is NULL", fn);
+    if (info != MPI_INFO_NULL && !empi_info_get(info))
+        return empi_err_noobj(MPI_ERR_INFO, "%s: info is not a valid info object", fn);
+    if (!port)
+        return empi_err_noobj(MPI_ERR_ARG, "%s: port_name is NULL", fn);
+    if (service_path(service, create, path, len) != 0)
+        return empi_err_noobj(MPI_ERR_SERVICE, "%s: service name of %zu bytes is empty or too long (at most %d)", fn,
+                              strlen(service), SERVICE_MAX);
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Publish_name)
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char fn[] = "MPI_Publish_name";
+    published_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    int rc = check_args(fn, service_name, info, port_name, 1, p->path, sizeof p->path);
+    if (rc != MPI_SUCCESS) {
+        free(p);
+        return rc;
+    }
+    int fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        int err = errno;
+        free(p);
+        return empi_err_noobj(MPI_ERR_SERVICE, "%s: cannot publish '%s': %s", fn, service_name,
+                              err == EEXIST ? "the name is published already" : strerror(err));
+    }
+    size_t len = strlen(port_name);
+    int ok = write(fd, port_name, len) == (ssize_t)len;
+    close(fd);
+    if (!ok) {
+        withdraw(p->path);
+        free(p);
+        return empi_err_noobj(MPI_ERR_SERVICE, "%s: cannot write the name service's file", fn);
+    }
+    empi_lock();
+    p->next = mine;
+    mine = p;
+    empi_unlock();
+    return MPI_SUCCESS;
+}
+
+/* The published port of the file at path into port (MPI_MAX_PORT_NAME); 0, or -1 if none. */
+static int read_port(const char *path, char *port)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, port, MPI_MAX_PORT_NAME - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    port[n] = '\0';
+    return 0;
+}
+
+EMPI_WEAK_ALIAS(Lookup_name)
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    static const char fn[] = "MPI_Lookup_name";
+    char path[4096];
+    EMPI_CHECK(check_args(fn, service_name, info, port_name, 0, path, sizeof path));
+    if (read_port(path, port_name) != 0)
+        return empi_err_noobj(MPI_ERR_NAME, "%s: no port is published under '%s'", fn, service_name);
+    return MPI_SUCCESS;
+}
+
+EMPI_WEAK_ALIAS(Unpublish_name)
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    static const char fn[] = "MPI_Unpublish_name";
+    char path[4096];
+    EMPI_CHECK(check_args(fn, service_name, info, port_name, 0, path, sizeof path));
+    empi_lock();
+    published_t **pp = &mine;
+    while (*pp && strcmp((*pp)->path, path) != 0)
+        pp = &(*pp)->next;
+    char port[MPI_MAX_PORT_NAME];
+    int found = *pp && read_port(path, port) == 0 && strcmp(port, port_name) == 0;
+    if (found) {
+        published_t *p = *pp;
+        *pp = p->next;
+        withdraw(p->path);
+        free(p);
+    }
+    empi_unlock();
+    if (!found)
+        return empi_err_noobj(MPI_ERR_SERVICE, "%s: this process did not publish '%s' with that port", fn,
+                              service_name);
+    return MPI_SUCCESS;
+}
+
+void empi_dyn_names_finalize(void)
+{
+    while (mine) {
+        published_t *p = mine;
+        mine = p->next;
+        withdraw(p->path);
+        free(p);
+    }
+}

@@ -1,0 +1,246 @@
+/*
+ * Ports. MPI_Open_port listens on a TCP socket of its own; the port name carries a random nonce,
+ * every address of this host and the port number:  empi:<nonce>@<ip>[,<ip>...]:<port>
+ * A connecting root sends the nonce first, so a stray connection is told apart and dropped.
+ * Accepting and connecting block (the standard's semantics) but keep progress running.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "comm/dyn.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "transport/net_addr.h"
+
+#define PORT_MAGIC 0x504d4545u /* "EEMP" */
+#define CONNECT_TIMEOUT_MS 20000
+
+typedef struct port {
+    struct port *next;
+    int fd;
+    uint64_t nonce;
+    char name[MPI_MAX_PORT_NAME];
+} port_t;
+
+static port_t *ports;
+
+typedef struct knock {
+    uint32_t magic;
+    uint32_t reserved;
+    uint64_t nonce;
+} knock_t;
+
+/* One step of a wait: a progress pass, and when it found nothing, a short sleep on `fd` with the
+   library lock released so other threads (and peers sharing our core) run. */
+static int wait_step(int fd, short events)
+{
+    if (empi_progress_poll() > 0)
+        return 0;
+    struct pollfd pfd = {.fd = fd, .events = events};
+    empi_unlock();
+    int rc = poll(&pfd, 1, 1);
+    empi_lock();
+    return rc;
+}
+
+int empi_dyn_sock_swap(int fd, const void *mine, size_t mine_len, void *theirs, size_t theirs_len)
+{
+    size_t sent = 0, got = 0;
+    while (sent < mine_len || got < theirs_len) {
+        if (sent < mine_len) {
+            ssize_t n = send(fd, (const char *)mine + sent, mine_len - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n > 0)
+                sent += (size_t)n;
+            else if (n < 0 && errno != EAGAIN && errno != EINTR)
+                return MPI_ERR_OTHER;
+        }
+        if (got < theirs_len) {
+            ssize_t n = recv(fd, (char *)theirs + got, theirs_len - got, MSG_DONTWAIT);
+            if (n > 0)
+                got += (size_t)n;
+            else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+                return MPI_ERR_OTHER;
+        }
+        if (sent < mine_len || got < theirs_len)
+            wait_step(fd, (short)((got < theirs_len ? POLLIN : 0) | (sent < mine_len ? POLLOUT : 0)));
+    }
+    return MPI_SUCCESS;
+}
+
+static port_t *find_port(const char *name)
+{
+    port_t *p = ports;
+    while (p && strcmp(p->name, name) != 0)
+        p = p->next;
+    return p;
+}
+
+int empi_dyn_port_open(char name[MPI_MAX_PORT_NAME])
+{
+    uint32_t addrs[EMPI_NET_MAX_ADDRS];
+    int naddrs = empi_net_local_addrs(addrs, EMPI_NET_MAX_ADDRS);
+    port_t *p = calloc(1, sizeof *p);
+    if (naddrs < 1 || !p) {
+        free(p);
+        return naddrs < 1 ? MPI_ERR_OTHER : MPI_ERR_NO_MEM;
+    }
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+    socklen_t salen = sizeof sa;
+    p->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (p->fd < 0 || bind(p->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(p->fd, 16) != 0 ||
+        getsockname(p->fd, (struct sockaddr *)&sa, &salen) != 0 ||
+        getrandom(&p->nonce, sizeof p->nonce, 0) != (ssize_t)sizeof p->nonce) {
+        if (p->fd >= 0)
+            close(p->fd);
+        free(p);
+        return MPI_ERR_OTHER;
+    }
+    int len = snprintf(p->name, sizeof p->name, "empi:%016" PRIx64 "@", p->nonce);
+    for (int i = 0; i < naddrs; i++) {
+        char ip[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &addrs[i], ip, sizeof ip);
+        len += snprintf(p->name + len, sizeof p->name - (size_t)len, "%s%s", i ? "," : "", ip);
+    }
+    snprintf(p->name + len, sizeof p->name - (size_t)len, ":%u", (unsigned)ntohs(sa.sin_port));
+    p->next = ports;
+    ports = p;
+    memcpy(name, p->name, sizeof p->name);
+    return MPI_SUCCESS;
+}
+
+int empi_dyn_port_close(const char *name)
+{
+    for (port_t **pp = &ports; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->name, name) == 0) {
+            port_t *p = *pp;
+            *pp = p->next;
+            close(p->fd);
+            free(p);
+            return MPI_SUCCESS;
+        }
+    return MPI_ERR_PORT;
+}
+
+/* Read a knock from a fresh connection within a moment; 1 if it carries `nonce`. */
+static int knock_ok(int fd, uint64_t nonce)
+{
+    knock_t k;
+    size_t got = 0;
+    for (int waited = 0; got < sizeof k && waited < CONNECT_TIMEOUT_MS;) {
+        ssize_t n = recv(fd, (char *)&k + got, sizeof k - got, MSG_DONTWAIT);
+        if (n > 0)
+            got += (size_t)n;
+        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+            return 0;
+        else if (wait_step(fd, POLLIN) == 0)
+            waited++;
+    }
+    return got == sizeof k && k.magic == PORT_MAGIC && k.nonce == nonce;
+}
+
+static int child_gone(pid_t watch)
+{
+    int status;
+    return watch > 0 && waitpid(watch, &status, WNOHANG) == watch;
+}
+
+int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
+{
+    port_t *p = find_port(name);
+    if (!p)
+        return MPI_ERR_PORT;
+    for (;;) {
+        int c = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (c >= 0) {
+            if (knock_ok(c, p->nonce)) {
+                int one = 1;
+                setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                *fd = c;
+                return MPI_SUCCESS;
+            }
+            close(c); /* not someone who was given this port's name */
+            continue;
+        }
+        if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+            return MPI_ERR_OTHER;
+        if (child_gone(watch))
+            return MPI_ERR_SPAWN;
+        wait_step(p->fd, POLLIN);
+    }
+}
+
+/* "empi:<nonce>@<ip>,<ip>:<port>" -> its parts; 0 on success. */
+static int parse_name(const char *name, uint64_t *nonce, uint32_t *addrs, int *naddrs, uint16_t *port)
+{
+    char buf[MPI_MAX_PORT_NAME];
+    if (strncmp(name, "empi:", 5) != 0 || strlen(name) >= sizeof buf)
+        return -1;
+    strcpy(buf, name + 5);
+    char *at = strchr(buf, '@'), *colon = strrchr(buf, ':'), *end;
+    if (!at || !colon || colon < at)
+        return -1;
+    *at = *colon = '\0';
+    *nonce = strtoull(buf, &end, 16);
+    unsigned long pn = strtoul(colon + 1, &end, 10);
+    if (*end || pn == 0 || pn > 65535)
+        return -1;
+    *port = (uint16_t)pn;
+    *naddrs = 0;
+    char *save = NULL;
+    for (char *ip = strtok_r(at + 1, ",", &save); ip; ip = strtok_r(NULL, ",", &save)) {
+        if (*naddrs == EMPI_NET_MAX_ADDRS || inet_pton(AF_INET, ip, &addrs[*naddrs]) != 1)
+            return -1;
+        (*naddrs)++;
+    }
+    return *naddrs ? 0 : -1;
+}
+
+int empi_dyn_port_connect(const char *name, int *fd)
+{
+    uint64_t nonce;
+    uint32_t addrs[EMPI_NET_MAX_ADDRS];
+    int naddrs;
+    uint16_t port;
+    if (parse_name(name, &nonce, addrs, &naddrs, &port) != 0)
+        return MPI_ERR_PORT;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+    sa.sin_addr.s_addr = empi_net_pick_addr(addrs, naddrs);
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c < 0)
+        return MPI_ERR_OTHER;
+    int rc = connect(c, (struct sockaddr *)&sa, sizeof sa) == 0 || errno == EINPROGRESS ? 0 : -1;
+    for (int waited = 0; rc == 0;) {
+        struct pollfd pfd = {.fd = c, .events = POLLOUT};
+        if (poll(&pfd, 1, 0) == 1)
+            break;
+        if (wait_step(c, POLLOUT) == 0 && ++waited >= CONNECT_TIMEOUT_MS)
+            rc = -1;
+    }
+    int err = 0;
+    socklen_t elen = sizeof err;
+    if (rc == 0 && (getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &elen) != 0 || err != 0))
+        rc = -1;
+    knock_t k = {.magic = PORT_MAGIC, .nonce = nonce};
+    if (rc == 0 && empi_dyn_sock_swap(c, &k, sizeof k, NULL, 0) != MPI_SUCCESS)
+        rc = -1;
+    if (rc != 0) {
+        close(c);
+        return MPI_ERR_PORT;
+    }
+    int one = 1;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    *fd = c;
+    return MPI_SUCCESS;
+}
