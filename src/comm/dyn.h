@@ -13,10 +13,10 @@
 #ifndef EMPI_DYN_H
 #define EMPI_DYN_H
 
+#include "comm/comm.h"
+
 #include <stddef.h>
 #include <sys/types.h>
-
-#include "comm/comm.h"
 
 /* A new port: its listening socket stays open until empi_dyn_port_close. An MPI error class. */
 int empi_dyn_port_open(char name[MPI_MAX_PORT_NAME]);

@@ -5,11 +5,6 @@
  * the same socket. Then MPI_Open_port, MPI_Close_port, MPI_Comm_accept, MPI_Comm_connect and
  * MPI_Comm_join, which are that plus how the socket comes about.
  */
-#include <poll.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "comm/dyn.h"
 #include "comm/intercomm.h"
 #include "core/error.h"
@@ -18,9 +13,14 @@
 #include "pt2pt/pt2pt.h"
 #include "runtime/procs.h"
 
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 /* What the root knows and the group must learn: the other side's size, or why there is none. */
 typedef struct verdict {
-    int32_t count;  /* processes of the other group; 0 when rc says why not */
+    int32_t count; /* processes of the other group; 0 when rc says why not */
     int32_t rc;
 } verdict_t;
 
@@ -181,9 +181,9 @@ static int meet(const char *fn, int accepting, const char *port_name, MPI_Info i
         close(fd);
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "%s: %s", fn,
-                             rc == MPI_ERR_PORT    ? "no port of that name could be reached"
-                             : rc == MPI_ERR_INFO  ? "info is not a valid info object"
-                                                   : empi_comm_failure_text(rc));
+                             rc == MPI_ERR_PORT   ? "no port of that name could be reached"
+                             : rc == MPI_ERR_INFO ? "info is not a valid info object"
+                                                  : empi_comm_failure_text(rc));
     *newcomm = d->handle;
     return MPI_SUCCESS;
 }

@@ -4,6 +4,12 @@
  * occur in it). Creation is exclusive, so one name has one publisher; a process withdraws what it
  * still has published when it finalizes.
  */
+#include "comm/dyn.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+#include "core/tunables.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,12 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "comm/dyn.h"
-#include "core/error.h"
-#include "core/global.h"
-#include "core/info.h"
-#include "core/tunables.h"
 
 #define SERVICE_MAX 256 /* bytes of a service name we keep (hex doubles it in the file name) */
 

@@ -4,6 +4,11 @@
  * A connecting root sends the nonce first, so a stray connection is told apart and dropped.
  * Accepting and connecting block (the standard's semantics) but keep progress running.
  */
+#include "comm/dyn.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "transport/net_addr.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +23,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "comm/dyn.h"
-#include "core/global.h"
-#include "core/progress.h"
-#include "transport/net_addr.h"
 
 #define PORT_MAGIC 0x504d4545u /* "EEMP" */
 #define CONNECT_TIMEOUT_MS 20000

@@ -8,6 +8,13 @@
  * crashed), the spawn fails with MPI_ERR_SPAWN instead of waiting forever. The parent's
  * MPI_Finalize waits for the jobs it started, so a job ends only when everything it spawned did.
  */
+#include "comm/dyn.h"
+#include "comm/intercomm.h"
+#include "core/error.h"
+#include "core/global.h"
+#include "core/info.h"
+#include "core/progress.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -19,13 +26,6 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include "comm/dyn.h"
-#include "comm/intercomm.h"
-#include "core/error.h"
-#include "core/global.h"
-#include "core/info.h"
-#include "core/progress.h"
 
 empi_comm_t *empi_dyn_parent;
 static pid_t *launched;
@@ -214,8 +214,8 @@ static int remember(pid_t pid)
 
 /* Collective over c; apps matter at the root only, where bad_class/why tell of bad arguments,
    which still go through the group (everyone must hear the spawn failed, nobody may hang). */
-static int spawn(const char *fn, empi_comm_t *c, int root, const app_t *apps, int count, int bad_class,
-                 const char *why, MPI_Comm *intercomm, int *errcodes)
+static int spawn(const char *fn, empi_comm_t *c, int root, const app_t *apps, int count, int bad_class, const char *why,
+                 MPI_Comm *intercomm, int *errcodes)
 {
     int total = 0, fd = -1, root_rc = bad_class;
     pid_t pid = -1;

@@ -2,14 +2,14 @@
    is fine at connection time, the only time they happen. */
 #include "runtime/procs.h"
 
+#include "runtime/bootstrap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bootstrap.h"
-
 typedef struct foreign {
     uint64_t job;
-    int node;   /* empi_procs_node */
+    int node; /* empi_procs_node */
     empi_proc_desc_t desc;
 } foreign_t;
 

@@ -8,20 +8,20 @@
  * are argv. errcodes must have exactly 3 entries filled with MPI_SUCCESS (a 4th is a canary).
  * Messages both ways, a merge and MPI_Comm_disconnect complete each round.
  */
+#include "dynamic_common.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "dynamic_common.h"
 
 #define NROUNDS 2
 #define NCHILDREN 3
 #define ERRCODE_UNSET (-7777)
 
 typedef struct {
-  int root_last;
-  int maxprocs[2];
-  int with_argv;
-  char *argv[2][4];
+    int root_last;
+    int maxprocs[2];
+    int with_argv;
+    char *argv[2][4];
 } round_t;
 
 static const round_t rounds[NROUNDS] = {
@@ -32,106 +32,114 @@ static const round_t rounds[NROUNDS] = {
 static const size_t sizes[] = {8, 65536};
 
 /* The command (0 or 1) that child world rank `r` belongs to. */
-static int expected_appnum(const round_t *rd, int r) { return r < rd->maxprocs[0] ? 0 : 1; }
+static int expected_appnum(const round_t *rd, int r)
+{
+    return r < rd->maxprocs[0] ? 0 : 1;
+}
 
-static int nargs(const round_t *rd, int app) {
-  int n = 0;
-  while (rd->with_argv && rd->argv[app][n]) n++;
-  return n;
+static int nargs(const round_t *rd, int app)
+{
+    int n = 0;
+    while (rd->with_argv && rd->argv[app][n])
+        n++;
+    return n;
 }
 
 enum { REP_APPNUM, REP_WSIZE, REP_WRANK, REP_ARGC, REP_LEN };
 
-static void parent_round(const char *exe, int ri) {
-  const round_t *rd = &rounds[ri];
-  char what[64];
-  snprintf(what, sizeof what, "parent round %d", ri);
-  int size = empi_size(), rank = empi_rank(), root = rd->root_last ? size - 1 : 0;
+static void parent_round(const char *exe, int ri)
+{
+    const round_t *rd = &rounds[ri];
+    char what[64];
+    snprintf(what, sizeof what, "parent round %d", ri);
+    int size = empi_size(), rank = empi_rank(), root = rd->root_last ? size - 1 : 0;
 
-  char *cmds[2] = {(char *)exe, (char *)exe};
-  char **argvs[2] = {(char **)rd->argv[0], (char **)rd->argv[1]};
-  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
-  if (ri == 0) CHECK_MPI(MPI_Info_create(&infos[1]));
-  int errcodes[NCHILDREN + 1];
-  for (int i = 0; i <= NCHILDREN; i++) errcodes[i] = ERRCODE_UNSET;
-  MPI_Comm inter = MPI_COMM_NULL;
-  CHECK_MPI(MPI_Comm_spawn_multiple(2, cmds, rd->with_argv ? argvs : MPI_ARGVS_NULL, rd->maxprocs, infos, root,
-                                    MPI_COMM_WORLD, &inter, errcodes));
-  if (infos[1] != MPI_INFO_NULL) CHECK_MPI(MPI_Info_free(&infos[1]));
-  for (int i = 0; i < NCHILDREN; i++)
-    CHECK(errcodes[i] == MPI_SUCCESS, "%s: errcodes[%d] = %d, expected MPI_SUCCESS", what, i, errcodes[i]);
-  CHECK(errcodes[NCHILDREN] == ERRCODE_UNSET, "%s: errcodes has more than %d entries written", what, NCHILDREN);
-  dyn_errors_return(inter);
+    char *cmds[2] = {(char *)exe, (char *)exe};
+    char **argvs[2] = {(char **)rd->argv[0], (char **)rd->argv[1]};
+    MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    if (ri == 0)
+        CHECK_MPI(MPI_Info_create(&infos[1]));
+    int errcodes[NCHILDREN + 1];
+    for (int i = 0; i <= NCHILDREN; i++)
+        errcodes[i] = ERRCODE_UNSET;
+    MPI_Comm inter = MPI_COMM_NULL;
+    CHECK_MPI(MPI_Comm_spawn_multiple(2, cmds, rd->with_argv ? argvs : MPI_ARGVS_NULL, rd->maxprocs, infos, root,
+                                      MPI_COMM_WORLD, &inter, errcodes));
+    if (infos[1] != MPI_INFO_NULL)
+        CHECK_MPI(MPI_Info_free(&infos[1]));
+    for (int i = 0; i < NCHILDREN; i++)
+        CHECK(errcodes[i] == MPI_SUCCESS, "%s: errcodes[%d] = %d, expected MPI_SUCCESS", what, i, errcodes[i]);
+    CHECK(errcodes[NCHILDREN] == ERRCODE_UNSET, "%s: errcodes has more than %d entries written", what, NCHILDREN);
+    dyn_errors_return(inter);
 
-  int lsize, lrank, rsize;
-  dyn_inter_shape(inter, &lsize, &lrank, &rsize);
-  CHECK(rsize == NCHILDREN, "%s: remote size %d, expected %d", what, rsize, NCHILDREN);
-  CHECK(lsize == size && lrank == rank, "%s: local size/rank %d/%d", what, lsize, lrank);
-  CHECK_MPI(MPI_Bcast(&ri, 1, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
+    int lsize, lrank, rsize;
+    dyn_inter_shape(inter, &lsize, &lrank, &rsize);
+    CHECK(rsize == NCHILDREN, "%s: remote size %d, expected %d", what, rsize, NCHILDREN);
+    CHECK(lsize == size && lrank == rank, "%s: local size/rank %d/%d", what, lsize, lrank);
+    CHECK_MPI(MPI_Bcast(&ri, 1, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
 
-  dyn_exchange(inter, 0, sizes, 2, 200, what);
-  dyn_check_merge(inter, 0, 0, what);
+    dyn_exchange(inter, 0, sizes, 2, 200, what);
+    dyn_check_merge(inter, 0, 0, what);
 
-  int rep[NCHILDREN * REP_LEN];
-  for (int i = 0; i < NCHILDREN * REP_LEN; i++) rep[i] = -1;
-  CHECK_MPI(MPI_Gather(NULL, 0, MPI_INT, rep, REP_LEN, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
-  if (lrank == 0) {
-    for (int c = 0; c < NCHILDREN; c++) {
-      const int *p = &rep[c * REP_LEN];
-      int app = expected_appnum(rd, c);
-      CHECK(p[REP_APPNUM] == app && p[REP_WSIZE] == NCHILDREN && p[REP_WRANK] == c && p[REP_ARGC] == 1 + nargs(rd, app),
-            "%s: child %d reports appnum %d, world size %d, world rank %d, argc %d; expected %d, %d, %d, %d", what,
-            c, p[REP_APPNUM], p[REP_WSIZE], p[REP_WRANK], p[REP_ARGC], app, NCHILDREN, c, 1 + nargs(rd, app));
+    int rep[NCHILDREN * REP_LEN];
+    for (int i = 0; i < NCHILDREN * REP_LEN; i++)
+        rep[i] = -1;
+    CHECK_MPI(MPI_Gather(NULL, 0, MPI_INT, rep, REP_LEN, MPI_INT, lrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
+    if (lrank == 0) {
+        for (int c = 0; c < NCHILDREN; c++) {
+            const int *p = &rep[c * REP_LEN];
+            int app = expected_appnum(rd, c);
+            CHECK(p[REP_APPNUM] == app && p[REP_WSIZE] == NCHILDREN && p[REP_WRANK] == c &&
+                      p[REP_ARGC] == 1 + nargs(rd, app),
+                  "%s: child %d reports appnum %d, world size %d, world rank %d, argc %d; expected %d, %d, %d, %d",
+                  what, c, p[REP_APPNUM], p[REP_WSIZE], p[REP_WRANK], p[REP_ARGC], app, NCHILDREN, c,
+                  1 + nargs(rd, app));
+        }
     }
-  }
-  dyn_disconnect(&inter, what);
+    dyn_disconnect(&inter, what);
 }
 
-static void child_main(MPI_Comm parent, int argc, char **argv) {
-  dyn_errors_return(parent);
-  int ri = -1;
-  CHECK_MPI(MPI_Bcast(&ri, 1, MPI_INT, 0, parent));
-  CHECK(ri >= 0 && ri < NROUNDS, "child: round %d from the parents", ri);
-  const round_t *rd = &rounds[ri];
-  int wsize = -1, wrank = -1;
-  CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
-  CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
-  char what[64];
-  snprintf(what, sizeof what, "child %d of round %d", wrank, ri);
-  CHECK(wsize == NCHILDREN, "%s: MPI_COMM_WORLD size %d, expected %d", what, wsize, NCHILDREN);
+static void child_main(MPI_Comm parent, int argc, char **argv)
+{
+    dyn_errors_return(parent);
+    int ri = -1;
+    CHECK_MPI(MPI_Bcast(&ri, 1, MPI_INT, 0, parent));
+    CHECK(ri >= 0 && ri < NROUNDS, "child: round %d from the parents", ri);
+    const round_t *rd = &rounds[ri];
+    int wsize = -1, wrank = -1;
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &wsize));
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &wrank));
+    char what[64];
+    snprintf(what, sizeof what, "child %d of round %d", wrank, ri);
+    CHECK(wsize == NCHILDREN, "%s: MPI_COMM_WORLD size %d, expected %d", what, wsize, NCHILDREN);
 
-  int *appnum = NULL, flag = 0;
-  CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
-  CHECK(flag, "%s: MPI_APPNUM attribute not set", what);
-  int app = expected_appnum(rd, wrank);
-  CHECK(*appnum == app, "%s: MPI_APPNUM %d, expected %d", what, *appnum, app);
+    int *appnum = NULL, flag = 0;
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
+    CHECK(flag, "%s: MPI_APPNUM attribute not set", what);
+    int app = expected_appnum(rd, wrank);
+    CHECK(*appnum == app, "%s: MPI_APPNUM %d, expected %d", what, *appnum, app);
 
-  int n = nargs(rd, app);
-  for (int i = 0; i < n && i + 1 < argc; i++)
-    CHECK(strcmp(argv[i + 1], rd->argv[app][i]) == 0, "%s: argv[%d] is \"%s\", expected \"%s\"", what, i + 1,
-          argv[i + 1], rd->argv[app][i]);
-  CHECK(argc == 1 + n, "%s: argc %d, expected %d", what, argc, 1 + n);
+    int n = nargs(rd, app);
+    for (int i = 0; i < n && i + 1 < argc; i++)
+        CHECK(strcmp(argv[i + 1], rd->argv[app][i]) == 0, "%s: argv[%d] is \"%s\", expected \"%s\"", what, i + 1,
+              argv[i + 1], rd->argv[app][i]);
+    CHECK(argc == 1 + n, "%s: argc %d, expected %d", what, argc, 1 + n);
 
-  dyn_exchange(parent, 1, sizes, 2, 200, what);
-  dyn_check_merge(parent, 1, 1, what);
+    dyn_exchange(parent, 1, sizes, 2, 200, what);
+    dyn_check_merge(parent, 1, 1, what);
 
-  int rep[REP_LEN] = {*appnum, wsize, wrank, argc};
-  CHECK_MPI(MPI_Gather(rep, REP_LEN, MPI_INT, NULL, 0, MPI_INT, 0, parent));
-  dyn_disconnect(&parent, what);
+    int rep[REP_LEN] = {*appnum, wsize, wrank, argc};
+    CHECK_MPI(MPI_Gather(rep, REP_LEN, MPI_INT, NULL, 0, MPI_INT, 0, parent));
+    dyn_disconnect(&parent, what);
 }
 
-int main(int argc, char **argv) {
-  CHECK_MPI(MPI_Init(&argc, &argv));
-  dyn_init_errors();
-  MPI_Comm parent = MPI_COMM_NULL;
-  CHECK_MPI(MPI_Comm_get_parent(&parent));
-  if (parent != MPI_COMM_NULL) {
-    child_main(parent, argc, argv);
+int main(int argc, char **argv)
+{
+    if (dyn_start_child(&argc, &argv, child_main))
+        return 0;
+    for (int ri = 0; ri < NROUNDS; ri++)
+        parent_round(argv[0], ri);
+    TEST_PASS();
     CHECK_MPI(MPI_Finalize());
     return 0;
-  }
-  for (int ri = 0; ri < NROUNDS; ri++) parent_round(argv[0], ri);
-  TEST_PASS();
-  CHECK_MPI(MPI_Finalize());
-  return 0;
 }
