@@ -1,11 +1,14 @@
 /*
- * One-sided reads across nodes. Where the transport that reaches other nodes can read exposed
- * memory without its owner taking part (libfabric's fi_read: transport mem_expose/mem_read), every
- * process exposes its window memory at creation and the keys are exchanged once with the window's
- * other set-up data; a get towards another node then reads each run of the target datatype
- * straight from the target's memory, needing nothing of the target's progress. Everything else
- * across nodes (puts, accumulates, locks) stays on active messages (rma_am.c), as do gets over
- * transports without such reads (tcp, udp) and over dynamic windows.
+ * One-sided reads and writes across nodes. Where the transport that reaches other nodes can read
+ * and write exposed memory without its owner taking part (libfabric's fi_read and fi_write:
+ * transport mem_expose/mem_read/mem_write), every process exposes its window memory at creation
+ * and the keys are exchanged once with the window's other set-up data; a get towards another node
+ * then reads each run of the target datatype straight from the target's memory, and a put writes
+ * each run, waiting until the data is there (delivery complete), so the put is finished on return.
+ * Locks are granted before any operation is issued (win_lock.c), so writes respect them.
+ * Accumulates and locks stay on active messages (rma_am.c): their atomicity is the target's
+ * handler's; so do gets and puts over transports without such access (tcp, udp) and over dynamic
+ * windows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,7 @@ void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all)
         if (!tp || !tp->mem_read)
             continue;
         p->net_read = 1;
+        p->net_write = tp->mem_write != NULL;
         p->net_key = all[t].key;
         p->net_raddr = all[t].raddr;
     }
@@ -59,29 +63,50 @@ typedef struct {
     empi_win_peer_t *p;
     empi_transport_t *tp;
     uint64_t at;   /* remote address of the target buffer's origin */
-    char *dst;     /* the packed stream lands here */
+    char *local;   /* the packed stream: read into or written from */
+    int write;
 } net_ctx_t;
 
-static int read_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
+static int move_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
 {
     net_ctx_t *x = c;
-    return x->tp->mem_read(x->p->world, x->dst + s, (size_t)len, x->at + (uint64_t)disp, x->p->net_key) == EMPI_OK
-               ? 0
-               : MPI_ERR_OTHER;
+    uint64_t at = x->at + (uint64_t)disp;
+    int rc = x->write ? x->tp->mem_write(x->p->world, x->local + s, (size_t)len, at, x->p->net_key)
+                      : x->tp->mem_read(x->p->world, x->local + s, (size_t)len, at, x->p->net_key);
+    return rc == EMPI_OK ? 0 : MPI_ERR_OTHER;
+}
+
+static net_ctx_t context(empi_win_t *w, const empi_rma_op_t *op, int write)
+{
+    empi_win_peer_t *p = &w->peers[op->target];
+    return (net_ctx_t){p, empi_transport_for(p->world), p->net_raddr + (uint64_t)op->offset, NULL, write};
 }
 
 int empi_rma_net_get(empi_win_t *w, empi_rma_op_t *op)
 {
-    empi_win_peer_t *p = &w->peers[op->target];
-    net_ctx_t x = {p, empi_transport_for(p->world), p->net_raddr + (uint64_t)op->offset, NULL};
+    net_ctx_t x = context(w, op, 0);
     void *tmp = NULL;
     if (op->odt->is_contig)
-        x.dst = (char *)op->obuf + op->odt->true_lb;
-    else if (!(x.dst = tmp = malloc((size_t)op->bytes)))
+        x.local = (char *)op->obuf + op->odt->true_lb;
+    else if (!(x.local = tmp = malloc((size_t)op->bytes)))
         return MPI_ERR_NO_MEM;
-    int rc = empi_dt_runs(op->tcount, op->tdt, read_run, &x);
+    int rc = empi_dt_runs(op->tcount, op->tdt, move_run, &x);
     if (rc == MPI_SUCCESS && tmp)
         empi_dt_unpack((void *)op->obuf, op->ocount, op->odt, 0, tmp, op->bytes);
+    free(tmp);
+    if (rc == MPI_SUCCESS)
+        op->done_here = 1;
+    return rc;
+}
+
+int empi_rma_net_put(empi_win_t *w, empi_rma_op_t *op)
+{
+    net_ctx_t x = context(w, op, 1);
+    void *tmp = NULL;
+    x.local = (char *)empi_rma_stream(op->obuf, op->ocount, op->odt, op->bytes, &tmp);
+    if (!x.local)
+        return MPI_ERR_NO_MEM;
+    int rc = empi_dt_runs(op->tcount, op->tdt, move_run, &x);
     free(tmp);
     if (rc == MPI_SUCCESS)
         op->done_here = 1;

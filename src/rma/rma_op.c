@@ -97,6 +97,11 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
             return MPI_SUCCESS;
         p->net_read = 0;   /* the transport cannot read this peer after all: the target's handler does it */
     }
+    if (op->kind == EMPI_RMA_PUT && p->net_write) {
+        if (empi_rma_net_put(w, op) == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        p->net_write = 0;  /* nor write it */
+    }
     p->sync |= EMPI_WIN_SYNC_TOUCHED;
     return empi_rma_am(w, op);
 }

@@ -65,6 +65,7 @@ typedef struct empi_win_peer {
     empi_win_slot_t *slot;   /* its control block in our node segment (on_node only) */
     uint32_t am_pending;     /* AM operations awaiting a reply (gets, flush acks, lock grants) */
     uint8_t net_read;        /* its memory is exposed to our transport's one-sided reads (rma_net.c) */
+    uint8_t net_write;       /* ... and writes */
     uint64_t net_key, net_raddr;
     uint32_t ndyn_known;     /* dynamic windows off the node: its regions as last asked for */
     struct empi_win_region *dyn_known;
@@ -208,10 +209,11 @@ int empi_rma_cma(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_am(empi_win_t *w, empi_rma_op_t *op);
 
 /*
- * One-sided reads across nodes (rma_net.c). empi_rma_net_record: expose this rank's memory if the
- * transport to other nodes can be read without us, into the record every rank gathers;
- * empi_rma_net_accept takes the gathered records; empi_rma_net_get reads a get's target runs
- * (MPI_SUCCESS, or an error after which the caller uses active messages).
+ * One-sided reads and writes across nodes (rma_net.c). empi_rma_net_record: expose this rank's
+ * memory if the transport to other nodes can read (and write) it without us, into the record every
+ * rank gathers; empi_rma_net_accept takes the gathered records; empi_rma_net_get reads a get's
+ * target runs, empi_rma_net_put writes a put's (MPI_SUCCESS, or an error after which the caller
+ * uses active messages).
  */
 typedef struct {
     uint64_t key, raddr;
@@ -221,6 +223,7 @@ void empi_rma_net_record(empi_win_t *w, empi_rma_net_rec_t *mine);
 void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all);
 void empi_rma_net_release(empi_win_t *w);
 int empi_rma_net_get(empi_win_t *w, empi_rma_op_t *op);
+int empi_rma_net_put(empi_win_t *w, empi_rma_op_t *op);
 
 /* The CMA path could not reach the peer (the kernel refused): retry by active messages. */
 #define EMPI_RMA_CMA_REFUSED 0x10000

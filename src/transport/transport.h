@@ -76,13 +76,17 @@ struct empi_transport {
 
     /*
      * Optional (NULL: none). Truly one-sided reads, for one-sided communication: mem_expose makes
-     * [base, base + len) readable by every peer without this process taking part, and fills the
+     * [base, base + len) readable (and writable, if mem_write exists) by every peer without this
+     * process taking part, and fills the
      * key and remote address a peer must name (a handle for mem_unexpose, or NULL on failure);
      * mem_read reads `len` bytes at (raddr, key) of `peer` into `local`, waiting for completion.
      */
     void *(*mem_expose)(void *base, size_t len, uint64_t *key, uint64_t *raddr);
     void (*mem_unexpose)(void *handle, void *base, size_t len);
     int (*mem_read)(int peer, void *local, size_t len, uint64_t raddr, uint64_t key);
+    /* Optional: the same for writes; returns once the data is in the peer's memory (delivery
+       complete), so a put is finished when it returns. */
+    int (*mem_write)(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key);
 
     /*
      * Optional (NULL: always "must be polled"). What the progress engine may sleep on when a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Measurements of docs/NETWORK.md between two network namespaces (one rank each):
-# raw busy-polling TCP ping-pong (tcp_pingpong) vs empi-bench latency, bw, mbw_mr and get_latency.
+# raw busy-polling TCP ping-pong (tcp_pingpong) vs empi-bench latency, bw, mbw_mr, get_latency and put_latency.
 #   net_perf.sh BUILD_DIR [TRANSPORT] [quick]     (root; prints the results; quick: 8 B latency only)
 # On a shared machine run it with a raised priority (nice -n -15) so that both sides of each
 # ping-pong get a core: busy-polling figures measure the scheduler otherwise.
@@ -37,3 +37,4 @@ bench latency -m 1:4K -i 10000
 bench bw -m 64K:4M -i 50
 bench mbw_mr -m 1:1K -i 1000
 bench get_latency -s flush -m 8:64K -i 2000
+bench put_latency -s flush -m 8:64K -i 2000

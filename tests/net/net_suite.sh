@@ -99,12 +99,15 @@ if [ "$quick" = 1 ]; then
     expect_pass 2 4 "$mpi/coll_smoke"
     EMPI_ASYNC_PROGRESS=1 expect_pass 3 3 "$build/tests/mpi_progress/async_progress"
     expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
-    # Gets between hosts read the target's window with fi_read where the provider can (the debug
-    # summary at finalize counts them); everything else goes by active messages.
+    # Gets and puts between hosts read and write the target's window with fi_read and fi_write
+    # where the provider can (the debug summary at finalize counts them); accumulates and locks go
+    # by active messages.
     EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_ops"
-    reads=$(grep -o "[0-9]* one-sided reads" "$tmp/err" | awk '{n += $1} END {print n + 0}')
-    [ "$reads" -gt 0 ] || fail "rma_ops made no one-sided reads over $EMPI_OFI_PROVIDER"
-    echo "     $reads one-sided reads (fi_read) in rma_ops"
+    for what in reads writes; do
+        n=$(grep -o "[0-9]* one-sided $what" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        [ "$n" -gt 0 ] || fail "rma_ops made no one-sided $what over $EMPI_OFI_PROVIDER"
+        echo "     $n one-sided $what in rma_ops"
+    done
     expect_pass 2 4 "$build/tests/mpi_dt/dt_pt2pt"
     expect_pass 2 2 "$mpi/pt2pt_large" 16777216
     echo "done in $(($(date +%s) - started)) s"

@@ -173,6 +173,7 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         O.wire_max = (sizeof(ofi_hdr_t) + empi_transport_ofi.max_packet + OFI_ALIGN - 1) & ~(size_t)(OFI_ALIGN - 1);
         O.inject_limit = O.info->tx_attr->inject_size < 512 ? O.info->tx_attr->inject_size : 512;
         empi_transport_ofi.has_get = (O.info->caps & FI_RMA) && (O.info->caps & FI_READ);
+        O.can_write = (O.info->caps & FI_RMA) && (O.info->caps & FI_WRITE) && empi_tunables.ofi_rma_write;
         ok = open_endpoint() == 0 && make_buffers() == 0;
     }
     if (exchange_addresses(ok) != 0) {
@@ -289,10 +290,10 @@ static int ofi_finalize(void)
         uint64_t regs, hits;
         empi_ofi_mr_stats(&regs, &hits);
         fprintf(stderr,
-                "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu one-sided reads, %llu registrations, "
-                "%llu cache hits\n",
-                O.me, (unsigned long long)O.reads, (unsigned long long)O.rma_reads, (unsigned long long)regs,
-                (unsigned long long)hits);
+                "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu one-sided reads, %llu one-sided writes, "
+                "%llu registrations, %llu cache hits\n",
+                O.me, (unsigned long long)O.reads, (unsigned long long)O.rma_reads,
+                (unsigned long long)O.rma_writes, (unsigned long long)regs, (unsigned long long)hits);
     }
     if (O.up) {
         O.deliver = discard;
@@ -321,6 +322,7 @@ empi_transport_t empi_transport_ofi = {
     .mem_expose = empi_ofi_mem_expose,
     .mem_unexpose = empi_ofi_mem_unexpose,
     .mem_read = empi_ofi_mem_read,
+    .mem_write = empi_ofi_mem_write,
     .wait_fd = ofi_wait_fd,
     .pending = ofi_pending,
 };

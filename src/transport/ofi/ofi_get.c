@@ -1,5 +1,6 @@
 /*
- * get() for single-copy rendezvous: an RDMA read (fi_read) of the sender's buffer.
+ * get() for single-copy rendezvous: an RDMA read (fi_read) of the sender's buffer; and the
+ * one-sided reads and writes of window memory (mem_read/mem_write, at the end).
  *
  * The interface hands us only the remote address, while a read needs the remote key of a
  * registration covering it. So the reader asks the owner: KEY_REQ (address, length) -> the owner
@@ -88,8 +89,20 @@ static void release_key(int peer)
     empi_ofi_send_ctrl(peer, &rel, sizeof rel);
 }
 
-/* fi_read of the whole range, in pieces the provider accepts; 0 or a libfabric error. */
-static int read_range(int peer, char *local, void *desc, size_t len, uint64_t raddr, uint64_t key)
+/* One RDMA read or write of a piece; a write completes once the data is in the peer's memory. */
+static ssize_t post(int peer, int write, char *local, size_t n, void *desc, uint64_t raddr, uint64_t key, void *ctx)
+{
+    if (!write)
+        return fi_read(O.ep, local, n, desc, O.addr[peer], raddr, key, ctx);
+    struct iovec iov = {local, n};
+    struct fi_rma_iov rma = {raddr, n, key};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = O.addr[peer],
+                             .rma_iov = &rma, .rma_iov_count = 1, .context = ctx};
+    return fi_writemsg(O.ep, &msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);
+}
+
+/* fi_read (or fi_write) of the whole range, in pieces the provider accepts; 0 or a libfabric error. */
+static int transfer_range(int peer, int write, char *local, void *desc, size_t len, uint64_t raddr, uint64_t key)
 {
     size_t max = O.info->ep_attr->max_msg_size ? O.info->ep_attr->max_msg_size : len;
     for (size_t off = 0; off < len;) {
@@ -98,7 +111,7 @@ static int read_range(int peer, char *local, void *desc, size_t len, uint64_t ra
         memset(&r, 0, sizeof r);
         current_read = &r;
         ssize_t rc;
-        while ((rc = fi_read(O.ep, local + off, n, desc, O.addr[peer], raddr + off, key, &r)) == -FI_EAGAIN) {
+        while ((rc = post(peer, write, local + off, n, desc, raddr + off, key, &r)) == -FI_EAGAIN) {
             O.depth++;
             empi_ofi_poll();
             O.depth--;
@@ -107,7 +120,7 @@ static int read_range(int peer, char *local, void *desc, size_t len, uint64_t ra
             empi_ofi_wait_reply(&r.done);
         current_read = NULL;
         if (rc || r.err) {
-            empi_ofi_warn("fi_read", rc ? (int)rc : r.err);
+            empi_ofi_warn(write ? "fi_write" : "fi_read", rc ? (int)rc : r.err);
             return rc ? (int)rc : -r.err;
         }
         off += n;
@@ -115,13 +128,13 @@ static int read_range(int peer, char *local, void *desc, size_t len, uint64_t ra
     return 0;
 }
 
-/* A read into `local`, registered for the read when the provider wants local descriptors. */
-static int read_into(int peer, void *local, size_t len, uint64_t raddr, uint64_t key)
+/* A read into (or write from) `local`, registered when the provider wants local descriptors. */
+static int transfer(int peer, int write, void *local, size_t len, uint64_t raddr, uint64_t key)
 {
     empi_ofi_mr_t *lmr = NULL;
-    if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, FI_READ, &lmr) != 0)
+    if (empi_ofi_mr_local_needed() && empi_ofi_mr_acquire(local, len, write ? FI_WRITE : FI_READ, &lmr) != 0)
         return EMPI_ERROR;
-    int rc = read_range(peer, local, empi_ofi_mr_desc(lmr), len, raddr, key) == 0 ? EMPI_OK : EMPI_ERROR;
+    int rc = transfer_range(peer, write, local, empi_ofi_mr_desc(lmr), len, raddr, key) == 0 ? EMPI_OK : EMPI_ERROR;
     empi_ofi_mr_release(lmr);
     return rc;
 }
@@ -135,18 +148,19 @@ int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
 {
     if (!can_read(peer) || ask_key(peer, remote, len) != 0)
         return EMPI_ERROR;
-    int rc = read_into(peer, local, len, wait_key.rep.raddr, wait_key.rep.key);
+    int rc = transfer(peer, 0, local, len, wait_key.rep.raddr, wait_key.rep.key);
     O.reads += rc == EMPI_OK;
     release_key(peer);
     return rc;
 }
 
-/* ---- one-sided reads of exposed memory (windows): keys exchanged once, no owner involvement ---- */
+/* ---- one-sided access to exposed memory (windows): keys exchanged once, no owner involvement ---- */
 
 void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr)
 {
     empi_ofi_mr_t *mr = NULL;
-    if (!O.up || !empi_transport_ofi.has_get || len == 0 || empi_ofi_mr_acquire(base, len, FI_REMOTE_READ, &mr) != 0)
+    uint64_t access = FI_REMOTE_READ | (O.can_write ? FI_REMOTE_WRITE : 0);
+    if (!O.up || !empi_transport_ofi.has_get || len == 0 || empi_ofi_mr_acquire(base, len, access, &mr) != 0)
         return NULL;
     *key = empi_ofi_mr_key(mr);
     *raddr = empi_ofi_mr_raddr(mr, base);
@@ -165,7 +179,16 @@ int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_
 {
     if (!can_read(peer))
         return EMPI_ERROR;
-    int rc = read_into(peer, local, len, raddr, key);
+    int rc = transfer(peer, 0, local, len, raddr, key);
     O.rma_reads += rc == EMPI_OK;
+    return rc;
+}
+
+int empi_ofi_mem_write(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key)
+{
+    if (!can_read(peer) || !O.can_write)
+        return EMPI_ERROR;
+    int rc = transfer(peer, 1, (void *)local, len, raddr, key);
+    O.rma_writes += rc == EMPI_OK;
     return rc;
 }

@@ -139,6 +139,8 @@ typedef struct {
     uint64_t next_token;
     uint64_t reads;         /* completed rendezvous reads, for diagnostics */
     uint64_t rma_reads;     /* completed one-sided reads of windows, for diagnostics */
+    uint64_t rma_writes;    /* ... and writes */
+    int can_write;          /* the provider does fi_write (and EMPI_OFI_RMA_WRITE allows it) */
 
     uint64_t drain_deadline;
 } ofi_state_t;
@@ -162,6 +164,7 @@ int empi_ofi_get(int peer, void *local, const void *remote, size_t len);
 void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr);
 void empi_ofi_mem_unexpose(void *handle, void *base, size_t len);
 int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key);
+int empi_ofi_mem_write(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key);
 void empi_ofi_on_key_req(int src, const ofi_key_req_t *req);
 void empi_ofi_on_key_rep(const ofi_key_rep_t *rep);
 void empi_ofi_on_read_done(void *ctx, int err);

@@ -92,6 +92,8 @@ static int source_address(struct sockaddr_in *src)
 static struct fi_info *query(const char *provider, int quiet)
 {
     static const uint64_t cap_sets[] = {
+        FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE | FI_MULTI_RECV,
+        FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE,
         FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_MULTI_RECV,
         FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ,
         FI_MSG | FI_MULTI_RECV,
