@@ -46,5 +46,5 @@ for prov in "${providers[@]}"; do
     EMPI_OFI_PROVIDER=$prov "$build/tools/mpiexec/mpiexec" -hosts "$subnet.1,$subnet.2" -n 2 \
         "$build/bench/empi-bench" latency -m 8:8 -i "${ITERS:-20000}" | grep -v '^#'
     EMPI_OFI_PROVIDER=$prov "$build/tools/mpiexec/mpiexec" -hosts "$subnet.1,$subnet.2" -n 2 \
-        "$build/bench/empi-bench" bw -m 8:1M -i "${ITERS:-2000}" | grep -v '^#'
+        "$build/bench/empi-bench" bw -m 8:1M -i "${MPI_BW_ITERS:-100}" | grep -v '^#'
 done
