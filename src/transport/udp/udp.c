@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ typedef struct udp_card {
 
 static struct {
     int up, fd, size, in_progress;
+    int gro;                       /* reads may return several datagrams of one sender (UDP_GRO) */
     unsigned drop_pct;
     uint64_t rng;
     udp_engine_t eng;
@@ -169,6 +171,10 @@ static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     memset(&card, 0, sizeof card);
     int naddrs = empi_net_local_addrs(card.addrs, EMPI_NET_MAX_ADDRS);
     U.fd = udp_sock_open(empi_tunables.udp_sndbuf, empi_tunables.udp_rcvbuf, &card.port);
+    if (U.fd >= 0 && empi_tunables.udp_gso) {
+        U.gro = udp_sock_enable_gro(U.fd);
+        udp_sock_use_gso(1);
+    }
     card.naddrs = (uint16_t)(naddrs > 0 ? naddrs : 0);
     /* Publish even after a failure, so the collective fence below still completes everywhere. */
     int ok = naddrs > 0 && U.fd >= 0 && empi_boot_put("udp", &card, sizeof card) == 0;
@@ -261,34 +267,81 @@ static long recv_one(udp_hdr_t *h, const unsigned char **payload)
     return (long)len;
 }
 
+/*
+ * With UDP_GRO one read returns a run of datagrams of one sender, each `seg` bytes but the last
+ * (segments are multiples of 16 bytes, so each datagram stays aligned): they all land in the
+ * staging buffer and are split here. Returns the bytes read (-1: nothing left, -2: skip) and
+ * the datagram size in *seg (the whole read when the kernel did not coalesce).
+ */
+static long recv_coalesced(size_t *seg)
+{
+    struct iovec iov = {U.staging, UDP_STAGING};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctrl;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf, .msg_controllen = sizeof ctrl.buf};
+    ssize_t got = recvmsg(U.fd, &msg, 0);
+    if (got < 0)
+        return errno == EINTR ? -2 : -1;
+    *seg = (size_t)got;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+        if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+            int gso;
+            memcpy(&gso, CMSG_DATA(cm), sizeof gso);
+            if (gso > 0)
+                *seg = (size_t)gso;
+        }
+    return got;
+}
+
+/* One datagram to the reliability machinery; returns the packets it completed. */
+static int on_datagram(const udp_hdr_t *h, const unsigned char *payload, size_t len, int *clock_read)
+{
+    if (h->job != U.eng.job || h->src >= (uint32_t)U.size || U.conns[h->src].peer < 0)
+        return 0;
+    if (!*clock_read) {
+        U.eng.now = now_ns();
+        *clock_read = 1;
+    }
+    udp_conn_t *c = &U.conns[h->src];
+    udp_tx_on_ack(&U.eng, c, h->ack, h->sack, h->wnd);
+    if (h->type != UDP_T_DATA)
+        return 0;
+    int n = udp_rx_on_data(&U.eng, c, h, payload, len);
+    if (c->rx.in_packet && !U.gro)
+        U.guess = c;
+    return n;
+}
+
 static int udp_progress(void)
 {
     if (!U.up || U.in_progress)
         return 0;
     U.in_progress = 1;
     int delivered = 0, clock_read = 0;
-    for (int i = 0; i < UDP_RX_BURST; i++) {
+    for (int i = 0; i < UDP_RX_BURST && !delivered; i++) {
+        /* Once a packet is complete, the caller sees it now, not after one more empty read. */
+        if (U.gro) {
+            size_t seg;
+            long got = recv_coalesced(&seg);
+            if (got == -1)
+                break;
+            for (size_t off = 0; got > 0 && off + sizeof(udp_hdr_t) <= (size_t)got; off += seg) {
+                size_t len = (size_t)got - off < seg ? (size_t)got - off : seg;
+                udp_hdr_t h;
+                memcpy(&h, U.staging + off, sizeof h);
+                delivered += on_datagram(&h, U.staging + off + sizeof h, len - sizeof h, &clock_read);
+            }
+            continue;
+        }
         udp_hdr_t h;
         const unsigned char *payload = NULL;
         long len = recv_one(&h, &payload);
         if (len == -1)
             break;
-        if (len < 0 || h.job != U.eng.job || h.src >= (uint32_t)U.size || U.conns[h.src].peer < 0)
-            continue;
-        if (!clock_read) {
-            U.eng.now = now_ns();
-            clock_read = 1;
-        }
-        udp_conn_t *c = &U.conns[h.src];
-        udp_tx_on_ack(&U.eng, c, h.ack, h.sack, h.wnd);
-        if (h.type == UDP_T_DATA) {
-            int n = udp_rx_on_data(&U.eng, c, &h, payload, (size_t)len);
-            if (c->rx.in_packet)
-                U.guess = c;
-            delivered += n;
-            if (n)
-                break; /* let the caller see the packet now, not after one more empty read */
-        }
+        if (len >= 0)
+            delivered += on_datagram(&h, payload, (size_t)len, &clock_read);
     }
     if (U.eng.active) {
         if (!clock_read)
