@@ -122,10 +122,13 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
 }
 
 /* In the child between fork and exec: the launcher must not read our stdin, must die with us, and
-   honours the "wdir" and "path" hints. */
-static _Noreturn void exec_launcher(char **argv, const app_t *first)
+   honours the "wdir" and "path" hints. "Us" is the forking thread for PR_SET_PDEATHSIG, so only a
+   spawn from the main thread asks for it: a helper thread that spawns and ends would take the
+   children along. (The launcher stays in our process group either way, so ending our job ends it.) */
+static _Noreturn void exec_launcher(char **argv, const app_t *first, int main_thread)
 {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (main_thread)
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) {
         dup2(null, 0);
@@ -160,9 +163,10 @@ static int launch(const app_t *apps, int count, int *fd, pid_t *pid)
     rc = build_command(launcher, port, apps, count, &a);
     if (rc == MPI_SUCCESS) {
         fflush(NULL); /* buffered output must not be written twice */
+        int main_thread = gettid() == getpid();
         *pid = fork();
         if (*pid == 0)
-            exec_launcher(a.v, &apps[0]);
+            exec_launcher(a.v, &apps[0], main_thread);
         if (*pid < 0)
             rc = MPI_ERR_SPAWN;
     }
