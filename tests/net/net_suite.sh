@@ -164,6 +164,7 @@ expect_pass 2 4 "$build/tests/mpi_io/io_coll"
 # halves of a job through a port, reach the other group over tcp whatever EMPI_TRANSPORT says.
 expect_pass 2 2 "$build/tests/dynamic/spawn"
 expect_pass 2 4 "$build/tests/dynamic/accept_connect"
+expect_pass 2 2 "$build/tests/dynamic/spawn_host" "${hosts[2]}"
 # A progress thread completes one-sided operations, rendezvous and a broadcast tree aimed at ranks
 # that compute outside MPI (one rank per host: every operation crosses the network).
 EMPI_ASYNC_PROGRESS=1 expect_pass 3 3 "$build/tests/mpi_progress/async_progress"
