@@ -269,8 +269,9 @@ static long recv_one(udp_hdr_t *h, const unsigned char **payload)
 
 /*
  * With UDP_GRO one read returns a run of datagrams of one sender, each `seg` bytes but the last
- * (segments are multiples of 16 bytes, so each datagram stays aligned): they all land in the
- * staging buffer and are split here. Returns the bytes read (-1: nothing left, -2: skip) and
+ * (full segments are multiples of 16 bytes, so those stay aligned; a run of small equal packets
+ * may not be, and is realigned by the caller): they all land in the staging buffer and are split
+ * here. Returns the bytes read (-1: nothing left, -2: skip) and
  * the datagram size in *seg (the whole read when the kernel did not coalesce).
  */
 static long recv_coalesced(size_t *seg)
@@ -331,7 +332,13 @@ static int udp_progress(void)
                 size_t len = (size_t)got - off < seg ? (size_t)got - off : seg;
                 udp_hdr_t h;
                 memcpy(&h, U.staging + off, sizeof h);
-                delivered += on_datagram(&h, U.staging + off + sizeof h, len - sizeof h, &clock_read);
+                const unsigned char *payload = U.staging + off + sizeof h;
+                if ((uintptr_t)payload & 15) {
+                    /* a run of small datagrams of an odd size: packets are read in place, aligned */
+                    memcpy(U.bounce, payload, len - sizeof h);
+                    payload = U.bounce;
+                }
+                delivered += on_datagram(&h, payload, len - sizeof h, &clock_read);
             }
             continue;
         }
