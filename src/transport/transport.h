@@ -36,6 +36,9 @@ struct empi_transport {
     /* Capabilities, valid after init. */
     size_t max_packet;    /* largest hdr+payload that am_send accepts in one packet */
     int has_get;          /* get() available (may still fail per peer; the caller falls back) */
+    /* Messages of at least this many bytes go by rendezvous even below the eager limit, because
+       get() moves them in one copy where eager takes two (0: only the eager limit decides). */
+    size_t rndv_min;
 
     /*
      * Set up for the job described by `boot`; may use the bootstrap key-value exchange (collective

@@ -17,6 +17,10 @@ typedef struct empi_cma_peer {
 /* Mode from the shm_cma tunable: 0 off, 1 auto (silent fallback), 2 on (warn when refused). */
 int empi_cma_mode(const char *setting);
 
+/* "auto": 1 if process_vm_readv copies fast enough here, relative to memcpy, to beat the pipelined
+   copy through the rings (a kernel in a virtual machine may make it several times slower). */
+int empi_cma_fast_enough(void);
+
 /* Read `len` bytes at `remote` in the peer into `local`. Returns 0 or -1. */
 int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len);
 

@@ -83,8 +83,11 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     empi_transport_shm.max_packet = empi_ring_max_packet(ring_bytes);
     empi_transport_shm.bulk_max_packet = 0;
     empi_transport_shm.has_get = 0;
+    empi_transport_shm.rndv_min = 0;
 
     /* Alone on the node: no segment, but the fences are collective over the world. */
+    if (local_size >= 2 && shm.cma_mode == 1 && !empi_cma_fast_enough())
+        shm.cma_mode = 0;
     if (local_size < 2) {
         empi_boot_fence();
         empi_boot_fence();
@@ -130,6 +133,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.npeers = local_size - 1;
     empi_transport_shm.bulk_max_packet = bulk_bytes ? empi_ring_max_packet(bulk_bytes) : 0;
     empi_transport_shm.has_get = shm.cma_mode != 0;
+    empi_transport_shm.rndv_min = shm.cma_mode ? (size_t)empi_tunables.shm_cma_threshold : 0;
     return EMPI_OK;
 
 fail:
@@ -153,6 +157,7 @@ static int shm_finalize(void)
     free(shm.cma);
     memset(&shm, 0, sizeof shm);
     empi_transport_shm.has_get = 0;
+    empi_transport_shm.rndv_min = 0;
     empi_transport_shm.bulk_max_packet = 0;
     return EMPI_OK;
 }
