@@ -3,9 +3,17 @@
  * up to 56 bytes) and raises its flag; the others copy out and mark the piece done. Receivers
  * never wait for each other; the root waits only before reusing a slot two pieces later.
  * Cost per piece: 2 copies of the piece + 1 flag transfer. Non-contiguous types are packed.
+ * Between two ranks whose point-to-point path moves the message in one copy (CMA), a plain send
+ * is half the copying: that pair takes the binomial tree, which is then that one send.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
+#include "pt2pt/pt2pt.h"
+
+static int one_copy_pair(const empi_comm_t *c, size_t bytes)
+{
+    return c->size == 2 && empi_pt2pt_single_copy(c->world_ranks[1 - c->rank], bytes);
+}
 
 static int step(empi_shm_op_t *o)
 {
@@ -27,7 +35,8 @@ static int step(empi_shm_op_t *o)
 EMPI_ALG(empi_bcast_shm)
 {
     struct empi_coll_shm *m;
-    if (a->rcount == 0 || !(m = empi_coll_shm_get(s->comm)))
+    if (a->rcount == 0 || one_copy_pair(s->comm, (size_t)(a->rcount * a->rdt->size)) ||
+        !(m = empi_coll_shm_get(s->comm)))
         return empi_bcast_binomial(s, a);
     int root = s->comm->rank == a->root;
     empi_bytes_view_t bv;
@@ -41,7 +50,8 @@ EMPI_ALG(empi_bcast_shm)
 int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc)
 {
     struct empi_coll_shm *m;
-    if (!a->rdt->is_contig || a->rcount == 0 || !(m = empi_coll_shm_get(a->comm)))
+    if (!a->rdt->is_contig || a->rcount == 0 || one_copy_pair(a->comm, (size_t)(a->rcount * a->rdt->size)) ||
+        !(m = empi_coll_shm_get(a->comm)))
         return 0;
     empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = a->rcount * a->rdt->size, .esize = 1,
                        .rbuf = (char *)a->rbuf + a->rdt->true_lb, .piece = EMPI_SHM_SLOT};
