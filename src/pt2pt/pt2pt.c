@@ -106,10 +106,10 @@ static empi_request_t *new_p2p_request(empi_req_kind_t kind, void *buf, MPI_Coun
 
 void (*empi_pt2pt_rma_handler)(int src, const void *pkt, size_t len);
 
-int empi_pt2pt_single_copy(int world_peer, size_t bytes)
+int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len)
 {
     const empi_transport_t *tp = empi_p2p.peer_tp[world_peer];
-    return tp && tp->has_get && tp->rndv_min && bytes >= tp->rndv_min;
+    return tp && tp->has_get && tp->get(world_peer, local, remote, len) == EMPI_OK ? 0 : -1;
 }
 
 int empi_pt2pt_packet_send(int world_peer, const struct iovec *iov, int iovcnt)

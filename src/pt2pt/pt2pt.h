@@ -14,8 +14,9 @@
 int empi_pt2pt_init(void);
 /* Processes of other jobs joined: indices [0, total) become reachable (runtime/procs.h). */
 int empi_pt2pt_add_peers(int total);
-/* 1 if a message of `bytes` to world_peer moves in one copy (rendezvous with a transport get). */
-int empi_pt2pt_single_copy(int world_peer, size_t bytes);
+/* Copy `len` bytes at `remote` in world_peer's address space into `local` (the transport's get:
+   CMA on one node). 0, or -1 where this pair cannot. */
+int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len);
 void empi_pt2pt_finalize(void);
 
 int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag,

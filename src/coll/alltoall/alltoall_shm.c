@@ -1,8 +1,8 @@
 /*
  * Alltoall, shared memory: every rank copies its p outgoing blocks into its slot, one
- * synchronization, every rank copies its block out of every slot. The whole exchange of a rank
- * must fit a slot (p * block <= 64 KiB; otherwise pairwise exchange). Non-contiguous types are
- * packed. Cost: 2 copies of p blocks + 1 sync.
+ * synchronization, every rank copies its block out of every slot. Where p blocks do not fit a
+ * slot, the blocks go in pieces of 64 KiB / p bytes, one epoch each (piece k of every block).
+ * Non-contiguous types are packed. Cost: 2 copies of p blocks + 1 sync per piece.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
@@ -11,18 +11,23 @@ static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     int me = m->me, p = m->p;
-    size_t nb = o->nb, len = nb * (size_t)p;
+    size_t nb = o->nb, n = o->len, all = n * (size_t)p;   /* n: this piece's bytes of each block */
     if (o->phase == 0) {
-        if (!empi_shm_all_done(m, o->e, len))
+        if (!empi_shm_all_done(m, o->e, all))
             return 0;
-        empi_copy(empi_shm_data(m, o->e, me, len), o->sbuf, len);
+        char *mine = empi_shm_data(m, o->e, me, all);
+        if (n == nb)
+            empi_copy(mine, o->sbuf, all);
+        else
+            for (int i = 0; i < p; i++)
+                empi_copy(mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
         empi_shm_post(m, o->e, 2 * o->e + 1);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_copy(o->rbuf + nb * (size_t)i, empi_shm_data(m, o->e, i, len) + nb * (size_t)me, nb);
+        empi_copy(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }
@@ -32,13 +37,13 @@ EMPI_ALG(empi_alltoall_shm)
     struct empi_coll_shm *m;
     int p = s->comm->size;
     size_t nb = (size_t)(a->rcount * a->rdt->size);
-    if (a->in_place || nb == 0 || nb * (size_t)p > EMPI_SHM_SLOT || !(m = empi_coll_shm_get(s->comm)))
+    if (a->in_place || nb == 0 || (size_t)p > EMPI_SHM_SLOT || !(m = empi_coll_shm_get(s->comm)))
         return empi_alltoall_pairwise(s, a);
     empi_bytes_view_t sv, rv;
     EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount * p, a->sdt, 1));
     EMPI_TRY(empi_bytes_begin(s, &rv, a->rbuf, a->rcount * p, a->rdt, 0));
-    empi_shm_op_t o = {.step = step, .m = m, .count = 1, .piece = 1, .esize = 1, .nb = nb, .sbuf = sv.bytes,
-                       .rbuf = rv.bytes};
+    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = EMPI_SHM_SLOT / p, .esize = 1,
+                       .nb = nb, .sbuf = sv.bytes, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return empi_bytes_finish(s, &rv);
 }

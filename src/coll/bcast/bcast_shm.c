@@ -3,16 +3,20 @@
  * up to 56 bytes) and raises its flag; the others copy out and mark the piece done. Receivers
  * never wait for each other; the root waits only before reusing a slot two pieces later.
  * Cost per piece: 2 copies of the piece + 1 flag transfer. Non-contiguous types are packed.
- * Between two ranks whose point-to-point path moves the message in one copy (CMA), a plain send
- * is half the copying: that pair takes the binomial tree, which is then that one send.
+ * Between two ranks that read each other's memory (CMA), a large message goes as one send, which
+ * is then one copy: the binomial tree of two.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
-#include "pt2pt/pt2pt.h"
 
-static int one_copy_pair(const empi_comm_t *c, size_t bytes)
+/* From here one send beat the shared buffer in both phases of this machine we measured (below it
+   the pipelined shared buffer won in one of them): docs/PERFORMANCE.md, run D2 and the note on
+   CMA collectives after it. */
+#define PAIR_SEND_MIN (256 * 1024)
+
+static int one_copy_pair(const struct empi_coll_shm *m, MPI_Count bytes)
 {
-    return c->size == 2 && empi_pt2pt_single_copy(c->world_ranks[1 - c->rank], bytes);
+    return m->p == 2 && m->cma && bytes >= PAIR_SEND_MIN;
 }
 
 static int step(empi_shm_op_t *o)
@@ -35,8 +39,7 @@ static int step(empi_shm_op_t *o)
 EMPI_ALG(empi_bcast_shm)
 {
     struct empi_coll_shm *m;
-    if (a->rcount == 0 || one_copy_pair(s->comm, (size_t)(a->rcount * a->rdt->size)) ||
-        !(m = empi_coll_shm_get(s->comm)))
+    if (a->rcount == 0 || !(m = empi_coll_shm_get(s->comm)) || one_copy_pair(m, a->rcount * a->rdt->size))
         return empi_bcast_binomial(s, a);
     int root = s->comm->rank == a->root;
     empi_bytes_view_t bv;
@@ -50,8 +53,8 @@ EMPI_ALG(empi_bcast_shm)
 int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc)
 {
     struct empi_coll_shm *m;
-    if (!a->rdt->is_contig || a->rcount == 0 || one_copy_pair(a->comm, (size_t)(a->rcount * a->rdt->size)) ||
-        !(m = empi_coll_shm_get(a->comm)))
+    if (!a->rdt->is_contig || a->rcount == 0 || !(m = empi_coll_shm_get(a->comm)) ||
+        one_copy_pair(m, a->rcount * a->rdt->size))
         return 0;
     empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = a->rcount * a->rdt->size, .esize = 1,
                        .rbuf = (char *)a->rbuf + a->rdt->true_lb, .piece = EMPI_SHM_SLOT};

@@ -42,6 +42,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
+#include "pt2pt/pt2pt.h"
 
 /* ---------------------------------------------------------------- setup */
 
@@ -53,6 +54,37 @@ static int agree(empi_comm_t *comm, int ok)
     if (empi_coll_set_allreduce_int(&set, &v, 1, EMPI_COLL_INT_AND) != MPI_SUCCESS)
         return 0;
     return v;
+}
+
+/*
+ * Single-copy algorithms need every pair to read each other's memory, and every rank must choose
+ * them alike: each process's CMA probe decides alone, and ptrace policy may refuse some pairs, so
+ * every rank reads a known word from every other and all agree.
+ */
+static int cma_agree(empi_comm_t *comm, struct empi_coll_shm *m)
+{
+    static const uint64_t probe = 0x45746865724d5049ull;
+    m->ctl[m->me].done.probe = (uint64_t)(uintptr_t)&probe;
+    int ok = agree(comm, 1);   /* every probe address is published */
+    for (int r = 0; ok && r < m->p; r++) {
+        uint64_t v = 0;
+        if (r != m->me && (empi_pt2pt_read(m->world[r], &v, (const void *)(uintptr_t)m->ctl[r].done.probe,
+                                           sizeof v) != 0 || v != probe))
+            ok = 0;
+    }
+    return agree(comm, ok);
+}
+
+int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remote, size_t len)
+{
+    return empi_pt2pt_read(m->world[r], local, remote, len) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
+char *empi_shm_scratch(struct empi_coll_shm *m)
+{
+    if (!m->scratch)
+        m->scratch = malloc(EMPI_SHM_CMA_CHUNK);
+    return m->scratch;
 }
 
 struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
@@ -113,6 +145,8 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->medium = m->slots + slots;
     m->epoch = 1;
     m->synced = 0;
+    m->world = comm->world_ranks;
+    m->cma = cma_agree(comm, m);
     cc->shm = m;
     return m;
 }
@@ -122,6 +156,7 @@ void empi_coll_shm_free(struct empi_coll_shm *m)
     if (!m)
         return;
     munmap(m->base, m->len);
+    free(m->scratch);
     free(m);
 }
 

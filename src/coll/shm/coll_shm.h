@@ -29,7 +29,8 @@ typedef struct {
     shm_line_t post[EMPI_SHM_LINES];
     struct {
         _Atomic uint64_t seq;
-        char pad[56];
+        uint64_t probe;   /* set-up only: address of a known word, read by the others over CMA */
+        char pad[48];
     } __attribute__((aligned(64))) done;
 } shm_rank_t;
 
@@ -43,7 +44,14 @@ struct empi_coll_shm {
     uint64_t epoch;       /* next epoch to hand out */
     uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
     uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
+    const int *world;     /* comm rank -> world rank */
+    int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
+    char *scratch;        /* EMPI_SHM_CMA_CHUNK bytes for single-copy reductions, made on first use */
 };
+
+/* Single-copy (CMA) algorithms read peers' buffers in chunks of this size: big enough that the
+   system call's cost is small, small enough to stay in L2 while it is reduced. */
+#define EMPI_SHM_CMA_CHUNK (64 * 1024)
 
 static inline char *empi_shm_slot(struct empi_coll_shm *m, int parity, int r)
 {
@@ -113,6 +121,39 @@ static inline char *empi_shm_data(struct empi_coll_shm *m, uint64_t e, int r, si
     return empi_shm_slot(m, (int)(e & 1), r);
 }
 
+/* Every rank has finished piece e (done >= e): nobody reads this rank's buffers any more. */
+static inline int empi_shm_all_finished(struct empi_coll_shm *m, uint64_t e)
+{
+    if (m->synced >= e)
+        return 1;
+    for (int i = 0; i < m->p; i++)
+        if (atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire) < e)
+            return 0;
+    m->synced = e;
+    return 1;
+}
+
+/* Single-copy algorithms: publish this rank's two buffer addresses for piece e (post 2e+1). */
+static inline void empi_shm_publish(struct empi_coll_shm *m, uint64_t e, const void *a, const void *b)
+{
+    uint64_t addr[2] = {(uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)b};
+    memcpy(empi_shm_line(m, m->me, e)->data, addr, sizeof addr);
+    empi_shm_post(m, e, 2 * e + 1);
+}
+
+/* Address k (0 or 1) that rank r published for piece e. */
+static inline const char *empi_shm_peer_addr(struct empi_coll_shm *m, uint64_t e, int r, int k)
+{
+    uint64_t addr[2];
+    memcpy(addr, empi_shm_line(m, r, e)->data, sizeof addr);
+    return (const char *)(uintptr_t)addr[k];
+}
+
+/* Copy len bytes at `remote` in rank r's memory to `local`; 0 or an MPI error class. */
+int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remote, size_t len);
+/* The chunk buffer of single-copy reductions (NULL when out of memory). */
+char *empi_shm_scratch(struct empi_coll_shm *m);
+
 /*
  * One operation: `count` elements of `esize` bytes cut into pieces of `piece` elements, one epoch
  * each. The driver computes the current piece (e, parity, cnt, len, off0) and calls `step`
@@ -137,6 +178,7 @@ struct empi_shm_op {
     size_t esize;
     size_t nb;               /* block bytes (alltoall, allgather) */
     int all;                 /* reductions: every rank gets the result (allreduce) */
+    int err;                 /* single-copy algorithms: error class to return once the others are done */
 };
 
 /* Queue o (copied) as the schedule's shared-memory step. */

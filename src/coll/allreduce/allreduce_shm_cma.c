@@ -1,0 +1,129 @@
+/*
+ * Allreduce, single copy on one node (CMA): every rank publishes its buffers' addresses in the
+ * shared segment, reduces its own 1/p slice reading the others' inputs straight from their memory
+ * (a chunk at a time, reduced while it is in cache), then reads every other slice's result from
+ * the output buffer of the rank that reduced it. Nothing passes through a shared buffer.
+ * Commutative ops, contiguous types, a communicator whose pairs all read each other's memory;
+ * otherwise the shared-buffer algorithm. Not in the default table: on the 2-core virtual machine
+ * it was measured on it runs level with the shared buffer (docs/COLLECTIVES.md); it is there for
+ * nodes where memory bandwidth, not the copy's cache locality, is what binds.
+ * Cost: 3 syncs + (p-1)/p n read and (p-1)/p n gamma per rank + (p-1)/p n read; the shared-buffer
+ * algorithm copies n in and n out besides its reduction.
+ */
+#include "coll/shm/coll_shm.h"
+#include "core/copy.h"
+
+int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
+
+/* Slices start on cache-line boundaries where the element size allows. */
+static void slice_of(const empi_shm_op_t *o, int r, size_t *off, size_t *len)
+{
+    MPI_Count q = 64 % o->esize == 0 ? 64 / (MPI_Count)o->esize : 1;
+    MPI_Count per = (o->count + o->m->p - 1) / o->m->p;
+    per = (per + q - 1) / q * q;
+    MPI_Count lo = per * r < o->count ? per * r : o->count;
+    MPI_Count hi = lo + per < o->count ? lo + per : o->count;
+    *off = (size_t)lo * o->esize;
+    *len = (size_t)(hi - lo) * o->esize;
+}
+
+/* rbuf[off, off+len) = the op over every rank's input there. */
+static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
+{
+    struct empi_coll_shm *m = o->m;
+    char *scratch = empi_shm_scratch(m);
+    if (!scratch)
+        return MPI_ERR_NO_MEM;
+    size_t chunk = EMPI_SHM_CMA_CHUNK / o->esize * o->esize;
+    int in_place = o->sbuf == o->rbuf;
+    for (size_t c = 0; c < len; c += chunk) {
+        size_t n = len - c < chunk ? len - c : chunk;
+        char *acc = o->rbuf + off + c;
+        int first = 1;
+        if (!in_place) {   /* the first peer's chunk lands in the output directly, ours is folded in */
+            int r = (m->me + 1) % m->p;
+            int rc = empi_shm_read(m, r, acc, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
+            if (rc == MPI_SUCCESS)
+                rc = empi_op_apply(o->op, o->sbuf + off + c, acc, (MPI_Count)(n / o->esize), o->dt);
+            if (rc != MPI_SUCCESS)
+                return rc;
+            first = 2;
+        }
+        for (int k = first; k < m->p; k++) {
+            int r = (m->me + k) % m->p;
+            int rc = empi_shm_read(m, r, scratch, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
+            if (rc == MPI_SUCCESS)
+                rc = empi_op_apply(o->op, scratch, acc, (MPI_Count)(n / o->esize), o->dt);
+            if (rc != MPI_SUCCESS)
+                return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* One piece (the whole message). A failing read is remembered, not returned at once: the others
+   wait for this rank's posts, so it goes through every phase and reports at the end. */
+static int step(empi_shm_op_t *o)
+{
+    struct empi_coll_shm *m = o->m;
+    uint64_t e = o->e;
+    size_t off, len;
+    if (o->phase == 0) {
+        if (!empi_shm_all_done(m, e, 0))
+            return 0;
+        empi_shm_publish(m, e, o->sbuf, o->rbuf);
+        o->err = MPI_SUCCESS;
+        o->phase = 1;
+    }
+    if (o->phase == 1) {
+        if (!empi_shm_all_posted(m, e, 2 * e + 1))
+            return 0;
+        slice_of(o, m->me, &off, &len);
+        o->err = reduce_slice(o, off, len);
+        empi_shm_post(m, e, 2 * e + 2);
+        o->phase = 2;
+    }
+    if (o->phase == 2) {
+        if (!empi_shm_all_posted(m, e, 2 * e + 2))
+            return 0;
+        for (int k = 1; k < m->p; k++) {
+            int r = (m->me + k) % m->p;
+            slice_of(o, r, &off, &len);
+            int rc = len ? empi_shm_read(m, r, o->rbuf + off, empi_shm_peer_addr(m, e, r, 1) + off, len)
+                         : MPI_SUCCESS;
+            if (rc != MPI_SUCCESS && o->err == MPI_SUCCESS)
+                o->err = rc;
+        }
+        empi_shm_set_done(m, e, 0);
+        o->phase = 3;
+    }
+    if (!empi_shm_all_finished(m, e))   /* the others may still be reading our output */
+        return 0;
+    return o->err == MPI_SUCCESS ? 1 : -o->err;
+}
+
+static int applies(empi_comm_t *comm, const empi_coll_args_t *a, empi_shm_op_t *o)
+{
+    if (!a->op->commutative || !empi_shm_reduce_op(comm, a, 1, o) || !o->m->cma || o->m->p < 2)
+        return 0;
+    o->step = step;
+    o->piece = o->count;
+    return 1;
+}
+
+EMPI_ALG(empi_allreduce_shm_cma)
+{
+    empi_shm_op_t o;
+    if (!applies(s->comm, a, &o))
+        return empi_allreduce_shm(s, a);
+    return empi_shm_build(s, &o);
+}
+
+int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
+{
+    empi_shm_op_t o;
+    if (!applies(a->comm, a, &o))
+        return empi_allreduce_shm_fast(a, rc);
+    *rc = empi_shm_run_direct(a->comm, &o);
+    return 1;
+}
