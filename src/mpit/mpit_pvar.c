@@ -36,6 +36,8 @@ STAT_READER(receives)
 STAT_READER(bytes_received)
 STAT_READER(unexpected)
 STAT_READER(unexpected_hwm)
+STAT_READER(coop_recvs)
+STAT_READER(coop_chunks_helped)
 #undef STAT_READER
 
 static uint64_t read_mpi_state(void)
@@ -64,6 +66,10 @@ static const pvar_desc_t pvars[] = {
      empi_pt2pt_unexpected_length, "Messages now waiting in the unexpected queue"},
     {"empi_pt2pt_unexpected_queue_hwm", MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_VERBOSITY_TUNER_BASIC,
      read_unexpected_hwm, "Longest the unexpected queue has been since the process started"},
+    {"empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_coop_recvs,
+     "Rendezvous messages received on one node with a cooperative single copy (EMPI_SHM_COOP_MIN)"},
+    {"empi_pt2pt_coop_chunks_helped", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
+     read_coop_chunks_helped, "Chunks of its own sends this process copied into a receiver's buffer"},
     {"empi_pt2pt_posted_queue_length", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,
      empi_pt2pt_posted_length, "Receives now posted and waiting for a message"},
     {"empi_mpi_state", MPI_T_PVAR_CLASS_STATE, MPI_T_VERBOSITY_USER_DETAIL, read_mpi_state,

@@ -4,6 +4,7 @@
  *   eager      EAGER(+payload)                      message fits one packet
  *   sync eager EAGER_SYNC(+payload) -> SYNC_ACK    Ssend: completes when the match is acknowledged
  *   rendezvous RTS -> (receiver reads with get) -> FIN
+ *              RTS -> COOP -> (both copy chunks, claimed in shared memory) -> FIN
  *              RTS -> CTS -> DATA... (copy pipeline, when single-copy is impossible)
  *
  * Request ids are the sender's or receiver's request addresses, echoed back untouched.
@@ -23,6 +24,7 @@ enum {
     EMPI_PKT_DATA,
     EMPI_PKT_FIN,
     EMPI_PKT_SYNC_ACK,
+    EMPI_PKT_COOP,
     /* Packets of layers above pt2pt, handed whole to the handler they registered (pt2pt.h). */
     EMPI_PKT_RMA = 32,
 };
@@ -68,6 +70,18 @@ typedef struct empi_hdr_data {
     uint64_t rreq;
     uint64_t offset;
 } empi_hdr_data_t;
+
+/* Receiver to sender: help copy `bytes` from saddr (the RTS's addr) to raddr in chunks claimed
+   from the receiver's shared line while its generation is still `gen` (pt2pt/coop.c). */
+typedef struct empi_hdr_coop {
+    uint8_t type;
+    uint8_t reserved[3];
+    uint32_t gen;
+    uint64_t saddr;
+    uint64_t raddr;
+    uint64_t bytes;
+    uint64_t chunk;
+} empi_hdr_coop_t;
 
 /* FIN and SYNC_ACK */
 typedef struct empi_hdr_ack {

@@ -27,6 +27,7 @@ typedef struct empi_outq_item {
     union {
         empi_hdr_cts_t cts;
         empi_hdr_ack_t ack;
+        empi_hdr_coop_t coop;
     } ctrl;
 } empi_outq_item_t;
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/tunables.h"
+#include "pt2pt/coop.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
 
@@ -80,7 +81,9 @@ static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_
                       int flags)
 {
     uint64_t take = set_recv_status(req, req->status.MPI_SOURCE, req->status.MPI_TAG, bytes);
-    if ((flags & EMPI_RTS_GETTABLE) && rndv_get(req, world_src, addr, take) == 0) {
+    if ((flags & EMPI_RTS_GETTABLE) &&
+        ((req->dt->is_contig && empi_coop_recv(world_src, (char *)req->buf + req->dt->true_lb, addr, take) == 0) ||
+         rndv_get(req, world_src, addr, take) == 0)) {
         send_ack(world_src, EMPI_PKT_FIN, sreq);
         empi_request_set_complete(req);
         return;
@@ -241,6 +244,9 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
             empi_outq_push_req(req->world_peer, req);
         break;
     }
+    case EMPI_PKT_COOP:
+        empi_coop_help(src, pkt);
+        break;
     case EMPI_PKT_FIN:
     case EMPI_PKT_SYNC_ACK:
         empi_send_complete((empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq);

@@ -12,6 +12,7 @@
 #ifndef EMPI_TRANSPORT_H
 #define EMPI_TRANSPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -76,6 +77,16 @@ struct empi_transport {
      * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
      */
     int (*get)(int peer, void *local, const void *remote, size_t len);
+
+    /*
+     * Optional (NULL: none), for cooperative single copies (pt2pt/coop.c), where both processes of
+     * a pair copy parts of one message at once: put is get's other direction, a single-copy write
+     * into `peer`'s memory (EMPI_OK or EMPI_ERROR); shared_line(owner) is a cache line of 8 words
+     * that this process and every peer get() reaches can update atomically, one per process
+     * (`owner`: this process's world rank or such a peer's).
+     */
+    int (*put)(int peer, const void *local, void *remote, size_t len);
+    _Atomic uint64_t *(*shared_line)(int owner);
 
     /*
      * Optional (NULL: none). Truly one-sided reads, for one-sided communication: mem_expose makes

@@ -1,8 +1,9 @@
-/* process_vm_readv wrapper with per-peer permission detection, and the speed probe of "auto". */
+/* process_vm_readv/writev wrappers with per-peer permission detection, and the speed probe of "auto". */
 #include "transport/shm/cma.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -64,18 +65,18 @@ int empi_cma_mode(const char *setting)
     return 1;
 }
 
-int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len)
+/* One direction of CMA: the whole length, resuming after partial copies and EINTR. */
+static int cma_copy(empi_cma_peer_t *peer, int mode, char *local, char *remote, size_t len, int write)
 {
     if (!peer->usable)
         return -1;
-    char *to = local;
-    const char *from = remote;
     while (len > 0) {
-        struct iovec liov = {to, len}, riov = {(void *)from, len};
-        ssize_t n = process_vm_readv(peer->pid, &liov, 1, &riov, 1, 0);
+        struct iovec liov = {local, len}, riov = {remote, len};
+        ssize_t n = write ? process_vm_writev(peer->pid, &liov, 1, &riov, 1, 0)
+                          : process_vm_readv(peer->pid, &liov, 1, &riov, 1, 0);
         if (n > 0) {
-            to += n;
-            from += n;
+            local += n;
+            remote += n;
             len -= (size_t)n;
             continue;
         }
@@ -86,9 +87,19 @@ int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remo
         int err = n < 0 ? errno : EIO;
         peer->usable = 0;
         if (mode == 2)
-            fprintf(stderr, "EtherMPI: process_vm_readv from pid %d refused (%s); copying through "
-                            "shared memory instead\n", (int)peer->pid, strerror(err));
+            fprintf(stderr, "EtherMPI: %s pid %d refused (%s); copying through shared memory instead\n",
+                    write ? "process_vm_writev to" : "process_vm_readv from", (int)peer->pid, strerror(err));
         return -1;
     }
     return 0;
+}
+
+int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len)
+{
+    return cma_copy(peer, mode, local, (char *)(uintptr_t)remote, len, 0);
+}
+
+int empi_cma_write(empi_cma_peer_t *peer, int mode, const void *local, void *remote, size_t len)
+{
+    return cma_copy(peer, mode, (char *)(uintptr_t)local, remote, len, 1);
 }

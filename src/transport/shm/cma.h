@@ -1,5 +1,6 @@
 /*
- * Single-copy reads from a peer's address space with Linux Cross Memory Attach (process_vm_readv).
+ * Single-copy reads from (and writes to) a peer's address space with Linux Cross Memory Attach
+ * (process_vm_readv, process_vm_writev).
  * Whether the kernel lets us is found out, not assumed: the first refusal for a peer (ptrace policy,
  * kernel without CMA) switches CMA off for that peer and the caller falls back to ring copies.
  */
@@ -23,5 +24,7 @@ int empi_cma_fast_enough(void);
 
 /* Read `len` bytes at `remote` in the peer into `local`. Returns 0 or -1. */
 int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len);
+/* Write `len` bytes at `local` to `remote` in the peer (process_vm_writev). Returns 0 or -1. */
+int empi_cma_write(empi_cma_peer_t *peer, int mode, const void *local, void *remote, size_t len);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/global.h"
 #include "transport/shm/ring.h"
 
 #define EMPI_SHM_MAGIC UINT64_C(0x454d50492d53484d) /* "EMPI-SHM" */
@@ -27,10 +28,21 @@ size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size)
     return bytes;
 }
 
-static size_t header_bytes(int local_size)
+static size_t coop_offset(int local_size)
 {
     size_t raw = sizeof(empi_shm_header_t) + (size_t)local_size * sizeof(empi_shm_slot_t);
+    return (raw + EMPI_CACHELINE - 1) / EMPI_CACHELINE * EMPI_CACHELINE;
+}
+
+static size_t header_bytes(int local_size)
+{
+    size_t raw = coop_offset(local_size) + (size_t)local_size * EMPI_CACHELINE;
     return (raw + EMPI_SHM_PAGE - 1) / EMPI_SHM_PAGE * EMPI_SHM_PAGE;
+}
+
+_Atomic uint64_t *empi_shm_segment_coop(const empi_shm_segment_t *seg, int l)
+{
+    return (_Atomic uint64_t *)((char *)seg->hdr + coop_offset(seg->local_size) + (size_t)l * EMPI_CACHELINE);
 }
 
 static size_t rings_bytes(int local_size, size_t ring_bytes)

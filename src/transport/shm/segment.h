@@ -1,7 +1,8 @@
 /*
  * The node's shared segment: one per job and node, created by local rank 0, mapped by every local
  * rank, unlinked as soon as all have mapped it. Layout:
- *   page-rounded header: geometry + one slot per local rank (world rank, pid)
+ *   page-rounded header: geometry + one slot per local rank (world rank, pid), then one cache
+ *          line per local rank for cooperative copies (pt2pt/coop.c)
  *   rings: for each receiver, its local_size - 1 incoming rings, contiguous so the receiver's
  *          first touch places them in its memory.
  *   bulk rings (optional): the same arrangement with bigger rings for rendezvous data; never
@@ -10,6 +11,7 @@
 #ifndef EMPI_SHM_SEGMENT_H
 #define EMPI_SHM_SEGMENT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,6 +54,9 @@ size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size);
  */
 int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
                             size_t bulk_bytes);
+
+/* Local rank `l`'s cache line of counters for cooperative copies (8 words, zero at creation). */
+_Atomic uint64_t *empi_shm_segment_coop(const empi_shm_segment_t *seg, int l);
 
 /* Shared memory of the ring carrying packets from local rank `src` to local rank `dst`. */
 void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src);

@@ -242,6 +242,19 @@ static int shm_get(int peer, void *local, const void *remote, size_t len)
     return empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
+static int shm_put(int peer, const void *local, void *remote, size_t len)
+{
+    if (!shm_reaches(peer))
+        return EMPI_ERROR;
+    empi_cma_peer_t *cma = &shm.cma[shm.local_of_world[peer]];
+    return empi_cma_write(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
+}
+
+static _Atomic uint64_t *shm_shared_line(int owner)
+{
+    return empi_shm_segment_coop(&shm.seg, shm.local_of_world[owner]);
+}
+
 /* Rings have no descriptor to sleep on: with local peers the progress engine must keep polling. */
 static int shm_wait_fd(void)
 {
@@ -260,5 +273,7 @@ empi_transport_t empi_transport_shm = {
     .bulk_send = shm_bulk_send,
     .bulk_expect = shm_bulk_expect,
     .get = shm_get,
+    .put = shm_put,
+    .shared_line = shm_shared_line,
     .wait_fd = shm_wait_fd,
 };

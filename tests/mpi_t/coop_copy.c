@@ -1,0 +1,129 @@
+/*
+ * Cooperative single copy (pt2pt/coop.c) between ranks 0 and 1: large messages of odd sizes at
+ * odd offsets, one at a time both ways, a window of messages in flight both ways at once, and a
+ * sender that computes outside MPI while its receiver completes alone; every byte checked. The
+ * last case also checks that the late sender, handling the receiver's request for help after the
+ * transfer ended, writes nothing into the buffer the receiver has reused meanwhile.
+ * argv[1] = 1: every rendezvous receive of rank 0 and 1 must have been cooperative
+ * (empi_pt2pt_coop_recvs counts exactly); 0: none may have been (EMPI_SHM_COOP_MIN=0).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mpit_test.h"
+
+static const size_t sizes[] = {65536, 65537, 300001, 1048583, 4194307};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+#define WINDOW 6
+#define OFFSET 13 /* buffers not page aligned */
+
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle coop_handle, helped_handle;
+
+/* empi_pt2pt_coop_recvs, counted from here on. */
+static void start_counting(void) {
+  int count;
+  CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER), NULL,
+                                  &coop_handle, &count),
+          MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_chunks_helped", MPI_T_PVAR_CLASS_COUNTER),
+                                  NULL, &helped_handle, &count),
+          MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
+}
+
+/* Also: how many chunks this rank copied for its receivers (timing decides; only reported). */
+static unsigned long long coop_recvs(unsigned long long *helped) {
+  unsigned long long v;
+  CHECK_T(MPI_T_pvar_read(session, coop_handle, &v), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_read(session, helped_handle, helped), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_free(session, &coop_handle), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_free(session, &helped_handle), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
+  return v;
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided));
+  CHECK_T(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+  int expect_coop = argc > 1 ? atoi(argv[1]) : 1;
+  int rank = empi_rank(), peer = 1 - rank;
+  size_t max = sizes[NSIZES - 1];
+  unsigned long long received = 0; /* rendezvous messages this rank received */
+  start_counting();
+
+  if (rank < 2) {
+    char *base = malloc(WINDOW * (max + OFFSET) + OFFSET), *sbase = malloc(WINDOW * (max + OFFSET) + OFFSET);
+    CHECK(base && sbase, "out of memory");
+    /* One at a time, each direction in turn. */
+    for (size_t i = 0; i < NSIZES; i++) {
+      for (int from = 0; from < 2; from++) {
+        char *buf = base + OFFSET;
+        uint32_t seed = empi_seed(from, 1 - from, (int)i);
+        if (rank == from) {
+          empi_fill(buf, sizes[i], seed);
+          CHECK_MPI(MPI_Send(buf, (int)sizes[i], MPI_BYTE, peer, (int)i, MPI_COMM_WORLD));
+        } else {
+          MPI_Status st;
+          int n;
+          CHECK_MPI(MPI_Recv(buf, (int)sizes[i], MPI_BYTE, peer, (int)i, MPI_COMM_WORLD, &st));
+          CHECK_MPI(MPI_Get_count(&st, MPI_BYTE, &n));
+          CHECK(n == (int)sizes[i], "received %d bytes, expected %zu", n, sizes[i]);
+          CHECK_PATTERN(buf, sizes[i], seed);
+          received++;
+        }
+      }
+    }
+    /* A window in flight both ways at once. */
+    MPI_Request reqs[2 * WINDOW];
+    for (int w = 0; w < WINDOW; w++) {
+      size_t len = sizes[(size_t)w % NSIZES];
+      CHECK_MPI(MPI_Irecv(base + OFFSET + (size_t)w * (max + OFFSET), (int)len, MPI_BYTE, peer, 100 + w,
+                          MPI_COMM_WORLD, &reqs[w]));
+      empi_fill(sbase + OFFSET + (size_t)w * (max + OFFSET), len, empi_seed(rank, peer, 100 + w));
+      CHECK_MPI(MPI_Isend(sbase + OFFSET + (size_t)w * (max + OFFSET), (int)len, MPI_BYTE, peer, 100 + w,
+                          MPI_COMM_WORLD, &reqs[WINDOW + w]));
+    }
+    CHECK_MPI(MPI_Waitall(2 * WINDOW, reqs, MPI_STATUSES_IGNORE));
+    for (int w = 0; w < WINDOW; w++) {
+      CHECK_PATTERN(base + OFFSET + (size_t)w * (max + OFFSET), sizes[(size_t)w % NSIZES],
+                    empi_seed(peer, rank, 100 + w));
+      CHECK_PATTERN(sbase + OFFSET + (size_t)w * (max + OFFSET), sizes[(size_t)w % NSIZES],
+                    empi_seed(rank, peer, 100 + w));
+      received++;
+    }
+    /* A sender away computing: the receiver copies alone, reuses its buffer, and the sender's
+       late help must not touch it. */
+    char *buf = base + OFFSET;
+    if (rank == 0) {
+      MPI_Request rq;
+      empi_fill(sbase, max, empi_seed(0, 1, 200));
+      CHECK_MPI(MPI_Isend(sbase, (int)max, MPI_BYTE, 1, 200, MPI_COMM_WORLD, &rq));
+      empi_sleep_ms(300);
+      CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+      CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, 1, 201, MPI_COMM_WORLD));
+    } else {
+      CHECK_MPI(MPI_Recv(buf, (int)max, MPI_BYTE, 0, 200, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK_PATTERN(buf, max, empi_seed(0, 1, 200));
+      empi_fill(buf, max, empi_seed(1, 1, 201));
+      CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, 201, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK_PATTERN(buf, max, empi_seed(1, 1, 201));
+      received++;
+    }
+    free(base);
+    free(sbase);
+  }
+  unsigned long long helped;
+  unsigned long long coop = coop_recvs(&helped);
+  if (rank < 2)
+    printf("rank %d: %llu cooperative receives, %llu chunks copied for the receiver\n", rank, coop, helped);
+  if (rank < 2)
+    CHECK(coop == (expect_coop ? received : 0), "rank %d: %llu cooperative receives of %llu, expected %s", rank,
+          coop, received, expect_coop ? "all" : "none");
+  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
+  TEST_PASS();
+  CHECK_MPI(MPI_Finalize());
+  return 0;
+}
