@@ -6,14 +6,16 @@
  * then reads each run of the target datatype straight from the target's memory, and a put writes
  * each run, waiting until the data is there (delivery complete), so the put is finished on return.
  * Locks are granted before any operation is issued (win_lock.c), so writes respect them.
- * Accumulates and locks stay on active messages (rma_am.c): their atomicity is the target's
- * handler's; so do gets and puts over transports without such access (tcp, udp) and over dynamic
- * windows.
+ * Accumulates towards a process alone on its node in the window may use the transport's atomics
+ * (rma_net_atomic.c); other accumulates and locks stay on active messages (rma_am.c), whose
+ * atomicity is the target's handler's; so do gets and puts over transports without such access
+ * (tcp, udp) and over dynamic windows.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/tunables.h"
+#include "runtime/bootstrap.h"
 #include "rma/win.h"
 #include "transport/transport.h"
 
@@ -34,10 +36,40 @@ void empi_rma_net_record(empi_win_t *w, empi_rma_net_rec_t *mine)
     if (w->net_handle)
         w->net_tp = tp;
     mine->ok = w->net_handle != NULL;
+    mine->amo = mine->ok && tp->mem_atomic && tp->has_atomic;
+}
+
+/*
+ * Transport atomics are atomic with each other, not with the CPU atomics that processes on the
+ * target's node apply straight to its memory: they serve only targets with no other process of the
+ * window on their node. (The target's own accumulates run inside its MPI calls, as does the
+ * progress that applies a provider's software atomics.) lone[t]: t is alone on its node.
+ */
+static unsigned char *lone_targets(empi_win_t *w)
+{
+    int maxnode = 0;
+    for (int t = 0; t < w->size; t++)
+        if (empi_boot_node_of(w->peers[t].world) > maxnode)
+            maxnode = empi_boot_node_of(w->peers[t].world);
+    int *count = calloc((size_t)maxnode + 1, sizeof *count);
+    unsigned char *lone = malloc((size_t)w->size);
+    if (count && lone) {
+        for (int t = 0; t < w->size; t++)
+            count[empi_boot_node_of(w->peers[t].world)]++;
+        for (int t = 0; t < w->size; t++)
+            lone[t] = count[empi_boot_node_of(w->peers[t].world)] == 1;
+    }
+    free(count);
+    if (!count) {
+        free(lone);
+        return NULL;
+    }
+    return lone;
 }
 
 void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all)
 {
+    unsigned char *lone = lone_targets(w);
     for (int t = 0; t < w->size; t++) {
         empi_win_peer_t *p = &w->peers[t];
         if (p->on_node || !all[t].ok)
@@ -49,7 +81,9 @@ void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all)
         p->net_write = tp->mem_write != NULL;
         p->net_key = all[t].key;
         p->net_raddr = all[t].raddr;
+        p->net_amo = lone && lone[t] && all[t].amo && tp->mem_atomic && tp->has_atomic;
     }
+    free(lone);
 }
 
 void empi_rma_net_release(empi_win_t *w)

@@ -102,6 +102,12 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
             return MPI_SUCCESS;
         p->net_write = 0;  /* nor write it */
     }
+    if (op->kind >= EMPI_RMA_ACC && p->net_amo) {
+        rc = empi_rma_net_atomic(w, op);
+        if (rc != EMPI_RMA_NET_DECLINED)
+            return rc;
+        p->am_acc_unflushed = 1;
+    }
     p->sync |= EMPI_WIN_SYNC_TOUCHED;
     return empi_rma_am(w, op);
 }

@@ -66,6 +66,8 @@ typedef struct empi_win_peer {
     uint32_t am_pending;     /* AM operations awaiting a reply (gets, flush acks, lock grants) */
     uint8_t net_read;        /* its memory is exposed to our transport's one-sided reads (rma_net.c) */
     uint8_t net_write;       /* ... and writes */
+    uint8_t net_amo;         /* accumulates to it may use the transport's atomics (rma_net_atomic.c) */
+    uint8_t am_acc_unflushed; /* an accumulate went to it by AM since the last transport atomic */
     uint64_t net_key, net_raddr;
     uint32_t ndyn_known;     /* dynamic windows off the node: its regions as last asked for */
     struct empi_win_region *dyn_known;
@@ -217,13 +219,18 @@ int empi_rma_am(empi_win_t *w, empi_rma_op_t *op);
  */
 typedef struct {
     uint64_t key, raddr;
-    int32_t ok, pad_;
+    int32_t ok, amo;   /* exposed; and open to the transport's atomics */
 } empi_rma_net_rec_t;
 void empi_rma_net_record(empi_win_t *w, empi_rma_net_rec_t *mine);
 void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all);
 void empi_rma_net_release(empi_win_t *w);
 int empi_rma_net_get(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_net_put(empi_win_t *w, empi_rma_op_t *op);
+/* An accumulate, get_accumulate, fetch_and_op or compare_and_swap as one transport atomic
+   (rma_net_atomic.c): MPI_SUCCESS (done), EMPI_RMA_NET_DECLINED (use active messages) or an
+   error class. */
+int empi_rma_net_atomic(empi_win_t *w, empi_rma_op_t *op);
+#define EMPI_RMA_NET_DECLINED 0x10001
 
 /* The CMA path could not reach the peer (the kernel refused): retry by active messages. */
 #define EMPI_RMA_CMA_REFUSED 0x10000

@@ -30,6 +30,7 @@ enum { EMPI_OK = 0, EMPI_AGAIN = 1, EMPI_ERROR = -1, EMPI_UNREACHABLE = -2 };
 typedef void (*empi_deliver_fn)(int src, const void *pkt, size_t len);
 
 typedef struct empi_transport empi_transport_t;
+struct empi_amo;
 
 struct empi_transport {
     const char *name;
@@ -101,6 +102,11 @@ struct empi_transport {
     /* Optional: the same for writes; returns once the data is in the peer's memory (delivery
        complete), so a put is finished when it returns. */
     int (*mem_write)(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key);
+    /* Optional: an atomic operation on exposed memory (empi_amo_t), complete at the target when
+       it returns. EMPI_AGAIN: the transport does not offer this op on this type (use another
+       path, always the same for the same op and type); EMPI_ERROR: it failed. */
+    int (*mem_atomic)(int peer, const struct empi_amo *a);
+    int has_atomic;       /* mem_atomic may be offered (windows record it in their exposure) */
 
     /*
      * Optional (NULL: always "must be polled"). What the progress engine may sleep on when a
@@ -124,6 +130,23 @@ struct empi_transport {
 };
 
 enum { EMPI_WAIT_POLL = -1, EMPI_WAIT_NOTHING = -2 };
+
+/* One atomic operation on `count` elements of exposed memory (mem_atomic). */
+enum { EMPI_AMO_ACC, EMPI_AMO_FETCH, EMPI_AMO_CSWAP };                           /* kind */
+enum { EMPI_AMO_SIGNED, EMPI_AMO_UNSIGNED, EMPI_AMO_FLOAT };                      /* type */
+enum {                                                                           /* op */
+    EMPI_AMO_SUM, EMPI_AMO_PROD, EMPI_AMO_MIN, EMPI_AMO_MAX, EMPI_AMO_LAND, EMPI_AMO_LOR, EMPI_AMO_LXOR,
+    EMPI_AMO_BAND, EMPI_AMO_BOR, EMPI_AMO_BXOR, EMPI_AMO_REPLACE, EMPI_AMO_READ
+};
+typedef struct empi_amo {
+    int kind, op, type;
+    size_t esize;            /* bytes per element: 1, 2, 4, 8 */
+    size_t count;
+    const void *origin;      /* operand (unused by READ) */
+    const void *compare;     /* CSWAP */
+    void *result;            /* FETCH, CSWAP: the target's previous values */
+    uint64_t raddr, key;
+} empi_amo_t;
 
 /* Transports compiled in, in order of preference for a peer; the first that reaches it wins. */
 extern empi_transport_t empi_transport_self;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Measurements of docs/NETWORK.md between two network namespaces (one rank each):
-# raw busy-polling TCP ping-pong (tcp_pingpong) vs empi-bench latency, bw, mbw_mr, get_latency and put_latency.
+# raw busy-polling TCP ping-pong (tcp_pingpong) vs empi-bench latency, bw, mbw_mr, get_latency,
+# put_latency and acc_latency.
 #   net_perf.sh BUILD_DIR [TRANSPORT] [quick]     (root; prints the results; quick: 8 B latency only)
 # On a shared machine run it with a raised priority (nice -n -15) so that both sides of each
 # ping-pong get a core: busy-polling figures measure the scheduler otherwise.
@@ -38,3 +39,4 @@ bench bw -m 64K:4M -i 50
 bench mbw_mr -m 1:1K -i 1000
 bench get_latency -s flush -m 8:64K -i 2000
 bench put_latency -s flush -m 8:64K -i 2000
+bench acc_latency -s flush -m 8:8K -i 2000

@@ -174,6 +174,8 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         O.inject_limit = O.info->tx_attr->inject_size < 512 ? O.info->tx_attr->inject_size : 512;
         empi_transport_ofi.has_get = (O.info->caps & FI_RMA) && (O.info->caps & FI_READ);
         O.can_write = (O.info->caps & FI_RMA) && (O.info->caps & FI_WRITE) && empi_tunables.ofi_rma_write;
+        O.can_atomic = (O.info->caps & FI_ATOMIC) && empi_ofi_atomic_wanted(O.info->fabric_attr->prov_name);
+        empi_transport_ofi.has_atomic = O.can_atomic;
         ok = open_endpoint() == 0 && make_buffers() == 0;
     }
     if (exchange_addresses(ok) != 0) {
@@ -291,9 +293,10 @@ static int ofi_finalize(void)
         empi_ofi_mr_stats(&regs, &hits);
         fprintf(stderr,
                 "EtherMPI: ofi: rank %d: %llu rendezvous reads, %llu one-sided reads, %llu one-sided writes, "
-                "%llu registrations, %llu cache hits\n",
+                "%llu one-sided atomics, %llu registrations, %llu cache hits\n",
                 O.me, (unsigned long long)O.reads, (unsigned long long)O.rma_reads,
-                (unsigned long long)O.rma_writes, (unsigned long long)regs, (unsigned long long)hits);
+                (unsigned long long)O.rma_writes, (unsigned long long)O.rma_atomics, (unsigned long long)regs,
+                (unsigned long long)hits);
     }
     if (O.up) {
         O.deliver = discard;
@@ -323,6 +326,7 @@ empi_transport_t empi_transport_ofi = {
     .mem_unexpose = empi_ofi_mem_unexpose,
     .mem_read = empi_ofi_mem_read,
     .mem_write = empi_ofi_mem_write,
+    .mem_atomic = empi_ofi_mem_atomic,
     .wait_fd = ofi_wait_fd,
     .pending = ofi_pending,
 };

@@ -297,7 +297,7 @@ static int handle_entry(const struct fi_cq_data_entry *e)
             rx->next_repost = O.repost;
             O.repost = rx;
         }
-    } else if (e->flags & (FI_SEND | FI_READ | FI_WRITE)) {
+    } else if (e->flags & (FI_SEND | FI_READ | FI_WRITE | FI_ATOMIC)) {
         if (empi_ofi_is_read_ctx(e->op_context)) {
             empi_ofi_on_read_done(e->op_context, 0);
         } else {

@@ -101,28 +101,51 @@ static ssize_t post(int peer, int write, char *local, size_t n, void *desc, uint
     return fi_writemsg(O.ep, &msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);
 }
 
+int empi_ofi_complete_one(ofi_post_fn post, void *arg, const char *what)
+{
+    ofi_read_t r;
+    memset(&r, 0, sizeof r);
+    current_read = &r;
+    ssize_t rc;
+    while ((rc = post(arg, &r)) == -FI_EAGAIN) {
+        O.depth++;
+        empi_ofi_poll();
+        O.depth--;
+    }
+    if (!rc)
+        empi_ofi_wait_reply(&r.done);
+    current_read = NULL;
+    if (rc || r.err) {
+        empi_ofi_warn(what, rc ? (int)rc : r.err);
+        return rc ? (int)rc : -r.err;
+    }
+    return 0;
+}
+
+typedef struct {
+    int peer, write;
+    char *local;
+    size_t n;
+    void *desc;
+    uint64_t raddr, key;
+} piece_t;
+
+static ssize_t post_piece(void *arg, void *ctx)
+{
+    piece_t *p = arg;
+    return post(p->peer, p->write, p->local, p->n, p->desc, p->raddr, p->key, ctx);
+}
+
 /* fi_read (or fi_write) of the whole range, in pieces the provider accepts; 0 or a libfabric error. */
 static int transfer_range(int peer, int write, char *local, void *desc, size_t len, uint64_t raddr, uint64_t key)
 {
     size_t max = O.info->ep_attr->max_msg_size ? O.info->ep_attr->max_msg_size : len;
     for (size_t off = 0; off < len;) {
         size_t n = len - off < max ? len - off : max;
-        ofi_read_t r;
-        memset(&r, 0, sizeof r);
-        current_read = &r;
-        ssize_t rc;
-        while ((rc = post(peer, write, local + off, n, desc, raddr + off, key, &r)) == -FI_EAGAIN) {
-            O.depth++;
-            empi_ofi_poll();
-            O.depth--;
-        }
-        if (!rc)
-            empi_ofi_wait_reply(&r.done);
-        current_read = NULL;
-        if (rc || r.err) {
-            empi_ofi_warn(write ? "fi_write" : "fi_read", rc ? (int)rc : r.err);
-            return rc ? (int)rc : -r.err;
-        }
+        piece_t p = {peer, write, local + off, n, desc, raddr + off, key};
+        int rc = empi_ofi_complete_one(post_piece, &p, write ? "fi_write" : "fi_read");
+        if (rc)
+            return rc;
         off += n;
     }
     return 0;
@@ -139,14 +162,14 @@ static int transfer(int peer, int write, void *local, size_t len, uint64_t raddr
     return rc;
 }
 
-static int can_read(int peer)
+int empi_ofi_can_reach_memory(int peer)
 {
     return O.up && O.addr[peer] != FI_ADDR_NOTAVAIL && !current_read;
 }
 
 int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
 {
-    if (!can_read(peer) || ask_key(peer, remote, len) != 0)
+    if (!empi_ofi_can_reach_memory(peer) || ask_key(peer, remote, len) != 0)
         return EMPI_ERROR;
     int rc = transfer(peer, 0, local, len, wait_key.rep.raddr, wait_key.rep.key);
     O.reads += rc == EMPI_OK;
@@ -159,7 +182,7 @@ int empi_ofi_get(int peer, void *local, const void *remote, size_t len)
 void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr)
 {
     empi_ofi_mr_t *mr = NULL;
-    uint64_t access = FI_REMOTE_READ | (O.can_write ? FI_REMOTE_WRITE : 0);
+    uint64_t access = FI_REMOTE_READ | (O.can_write || O.can_atomic ? FI_REMOTE_WRITE : 0);
     if (!O.up || !empi_transport_ofi.has_get || len == 0 || empi_ofi_mr_acquire(base, len, access, &mr) != 0)
         return NULL;
     *key = empi_ofi_mr_key(mr);
@@ -177,7 +200,7 @@ void empi_ofi_mem_unexpose(void *handle, void *base, size_t len)
 
 int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key)
 {
-    if (!can_read(peer))
+    if (!empi_ofi_can_reach_memory(peer))
         return EMPI_ERROR;
     int rc = transfer(peer, 0, local, len, raddr, key);
     O.rma_reads += rc == EMPI_OK;
@@ -186,7 +209,7 @@ int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_
 
 int empi_ofi_mem_write(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key)
 {
-    if (!can_read(peer) || !O.can_write)
+    if (!empi_ofi_can_reach_memory(peer) || !O.can_write)
         return EMPI_ERROR;
     int rc = transfer(peer, 1, (void *)local, len, raddr, key);
     O.rma_writes += rc == EMPI_OK;

@@ -19,6 +19,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "transport/ofi/ofi_mr.h"
@@ -140,7 +141,9 @@ typedef struct {
     uint64_t reads;         /* completed rendezvous reads, for diagnostics */
     uint64_t rma_reads;     /* completed one-sided reads of windows, for diagnostics */
     uint64_t rma_writes;    /* ... and writes */
+    uint64_t rma_atomics;   /* ... and atomics */
     int can_write;          /* the provider does fi_write (and EMPI_OFI_RMA_WRITE allows it) */
+    int can_atomic;         /* the provider does fi_atomic (and EMPI_OFI_RMA_ATOMIC allows it) */
 
     uint64_t drain_deadline;
 } ofi_state_t;
@@ -148,6 +151,8 @@ typedef struct {
 extern ofi_state_t O;
 
 /* ofi_provider.c */
+/* EMPI_OFI_RMA_ATOMIC for this provider string (NULL: any). */
+int empi_ofi_atomic_wanted(const char *provider);
 struct fi_info *empi_ofi_getinfo(const char *provider, int quiet);
 const char *empi_ofi_prov_core(const struct fi_info *fi, char *buf, size_t len);
 
@@ -165,6 +170,13 @@ void *empi_ofi_mem_expose(void *base, size_t len, uint64_t *key, uint64_t *raddr
 void empi_ofi_mem_unexpose(void *handle, void *base, size_t len);
 int empi_ofi_mem_read(int peer, void *local, size_t len, uint64_t raddr, uint64_t key);
 int empi_ofi_mem_write(int peer, const void *local, size_t len, uint64_t raddr, uint64_t key);
+int empi_ofi_mem_atomic(int peer, const empi_amo_t *a);   /* ofi_atomic.c */
+/* Post one operation (post(arg, ctx), retried while the provider says EAGAIN) whose completion
+   carries ctx, and wait for it: 0 or a libfabric error, reported as `what`. One at a time. */
+typedef ssize_t (*ofi_post_fn)(void *arg, void *ctx);
+int empi_ofi_complete_one(ofi_post_fn post, void *arg, const char *what);
+/* The peer's memory can be reached now (up, addressed, no other one-sided operation waiting). */
+int empi_ofi_can_reach_memory(int peer);
 void empi_ofi_on_key_req(int src, const ofi_key_req_t *req);
 void empi_ofi_on_key_rep(const ofi_key_rep_t *rep);
 void empi_ofi_on_read_done(void *ctx, int err);
