@@ -61,6 +61,8 @@ static size_t offered(const empi_amo_t *a, enum fi_datatype dt, enum fi_op op)
     return *v > 0 ? (size_t)(*v - 1) : 0;
 }
 
+/* One posted piece. The descriptors libfabric is handed live here, in the caller's frame, until the
+   completion: a provider that retransmits (ofi_rxd) may read them again after the post returned. */
 typedef struct {
     const empi_amo_t *a;
     int peer;
@@ -68,6 +70,9 @@ typedef struct {
     enum fi_op op;
     size_t first, n;   /* elements of this piece */
     void *desc[3];     /* origin, compare, result */
+    struct fi_ioc ioc, res, cmp;
+    struct fi_rma_ioc rioc;
+    struct fi_msg_atomic msg;
 } amo_piece_t;
 
 static ssize_t post_amo(void *arg, void *ctx)
@@ -77,18 +82,18 @@ static ssize_t post_amo(void *arg, void *ctx)
     size_t off = p->first * a->esize;
     /* A read takes no operand; libfabric still wants a buffer, and the result is one. */
     const void *operand = a->op == EMPI_AMO_READ ? a->result : a->origin;
-    struct fi_ioc ioc = {(char *)(uintptr_t)operand + off, p->n};
-    struct fi_rma_ioc rioc = {a->raddr + off, p->n, a->key};
-    struct fi_msg_atomic msg = {.msg_iov = &ioc, .desc = &p->desc[a->op == EMPI_AMO_READ ? 2 : 0], .iov_count = 1,
-                                .addr = O.addr[p->peer], .rma_iov = &rioc, .rma_iov_count = 1,
-                                .datatype = p->dt, .op = p->op, .context = ctx};
+    p->ioc = (struct fi_ioc){(char *)(uintptr_t)operand + off, p->n};
+    p->rioc = (struct fi_rma_ioc){a->raddr + off, p->n, a->key};
+    p->msg = (struct fi_msg_atomic){.msg_iov = &p->ioc, .desc = &p->desc[a->op == EMPI_AMO_READ ? 2 : 0],
+                                    .iov_count = 1, .addr = O.addr[p->peer], .rma_iov = &p->rioc,
+                                    .rma_iov_count = 1, .datatype = p->dt, .op = p->op, .context = ctx};
     if (a->kind == EMPI_AMO_ACC)
-        return fi_atomicmsg(O.ep, &msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);
-    struct fi_ioc res = {(char *)a->result + off, p->n};
+        return fi_atomicmsg(O.ep, &p->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);
+    p->res = (struct fi_ioc){(char *)a->result + off, p->n};
     if (a->kind == EMPI_AMO_FETCH)
-        return fi_fetch_atomicmsg(O.ep, &msg, &res, &p->desc[2], 1, FI_COMPLETION);
-    struct fi_ioc cmp = {(char *)(uintptr_t)a->compare + off, p->n};
-    return fi_compare_atomicmsg(O.ep, &msg, &cmp, &p->desc[1], 1, &res, &p->desc[2], 1, FI_COMPLETION);
+        return fi_fetch_atomicmsg(O.ep, &p->msg, &p->res, &p->desc[2], 1, FI_COMPLETION);
+    p->cmp = (struct fi_ioc){(char *)(uintptr_t)a->compare + off, p->n};
+    return fi_compare_atomicmsg(O.ep, &p->msg, &p->cmp, &p->desc[1], 1, &p->res, &p->desc[2], 1, FI_COMPLETION);
 }
 
 int empi_ofi_mem_atomic(int peer, const empi_amo_t *a)

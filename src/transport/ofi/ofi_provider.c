@@ -96,8 +96,8 @@ int empi_ofi_atomic_wanted(const char *provider)
         return 0;
     if (!strcasecmp(v, "on") || !strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true"))
         return 1;
-    /* auto: libfabric 1.17's ofi_rxd crashed inside its atomics under 1% datagram loss
-       (net.netns.ofi-rxd-loss, about one run in four) */
+    /* auto: libfabric 1.17's ofi_rxd crashes in its progress once atomics meet datagram loss
+       (net.netns.ofi-rxd-loss with atomics on: 5 runs of 6; docs/OFI.md) */
     return !provider || !strstr(provider, "ofi_rxd");
 }
 
