@@ -1,0 +1,112 @@
+/*
+ * Allgather and alltoall with blocks larger than a shared-memory slot (64 KiB), which the
+ * shared-memory algorithms move in slot-sized pieces: odd byte counts, a strided datatype (packed
+ * through the byte view), MPI_IN_PLACE for allgather, blocking, nonblocking and persistent forms.
+ * Run with EMPI_ALLGATHER_ALGORITHM=shm EMPI_ALLTOALL_ALGORITHM=shm (CMakeLists) so the pieces are
+ * what is tested; every byte is checked against the pattern of the rank and block it came from.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "empi_test.h"
+
+enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT, NFORMS };
+
+static void finish(MPI_Request *rq, int form)
+{
+    if (form == FORM_PERSISTENT) {
+        CHECK_MPI(MPI_Start(rq));
+        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Request_free(rq));
+    } else if (form == FORM_NONBLOCKING) {
+        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
+    }
+}
+
+static void allgather(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, int form)
+{
+    MPI_Request rq;
+    const void *s = sbuf ? (const void *)sbuf : MPI_IN_PLACE;
+    int scount = sbuf ? count : 0;
+    MPI_Datatype sdt = sbuf ? dt : MPI_DATATYPE_NULL;
+    if (form == FORM_BLOCKING)
+        CHECK_MPI(MPI_Allgather(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD));
+    else if (form == FORM_NONBLOCKING)
+        CHECK_MPI(MPI_Iallgather(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD, &rq));
+    else
+        CHECK_MPI(MPI_Allgather_init(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+    finish(&rq, form);
+}
+
+static void alltoall(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, int form)
+{
+    MPI_Request rq;
+    if (form == FORM_BLOCKING)
+        CHECK_MPI(MPI_Alltoall(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD));
+    else if (form == FORM_NONBLOCKING)
+        CHECK_MPI(MPI_Ialltoall(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD, &rq));
+    else
+        CHECK_MPI(MPI_Alltoall_init(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+    finish(&rq, form);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = empi_rank(), p = empi_size();
+    /* Blocks of bytes: just over one slot, several slots plus an odd tail. A strided type: 3
+       doubles in every 32 bytes (resized), 3001 of them = 72,024 data bytes per block. */
+    MPI_Datatype three, strided;
+    CHECK_MPI(MPI_Type_contiguous(3, MPI_DOUBLE, &three));
+    CHECK_MPI(MPI_Type_create_resized(three, 0, 32, &strided));
+    CHECK_MPI(MPI_Type_free(&three));
+    CHECK_MPI(MPI_Type_commit(&strided));
+    struct { int count; MPI_Datatype dt; size_t extent, data; } shapes[] = {
+        {65536 + 13, MPI_BYTE, 1, 1}, {3 * 65536 + 7, MPI_BYTE, 1, 1}, {3001, strided, 32, 24}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        size_t span = (size_t)shapes[k].count * shapes[k].extent;   /* bytes one block spans */
+        char *sbuf = malloc(span * (size_t)p), *rbuf = malloc(span * (size_t)p);
+        CHECK(sbuf && rbuf, "out of memory");
+        for (int form = 0; form < NFORMS; form++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                /* allgather: block r of the result is rank r's pattern */
+                memset(rbuf, 0x5a, span * (size_t)p);
+                empi_fill(sbuf, span, empi_seed(rank, 0, (int)k));
+                if (in_place)
+                    memcpy(rbuf + span * (size_t)rank, sbuf, span);
+                allgather(in_place ? NULL : sbuf, rbuf, shapes[k].count, shapes[k].dt, form);
+                for (int r = 0; r < p; r++) {
+                    const char *got = rbuf + span * (size_t)r;
+                    for (size_t b = 0; b < span; b++) {
+                        int data = shapes[k].data == 1 || b % shapes[k].extent < shapes[k].data;
+                        uint8_t want = data ? empi_pattern_byte(empi_seed(r, 0, (int)k), b)
+                                            : (r == rank && in_place ? empi_pattern_byte(empi_seed(r, 0, (int)k), b)
+                                                                      : 0x5a);
+                        CHECK((uint8_t)got[b] == want, "allgather shape %zu form %d in_place %d: block %d byte %zu",
+                              k, form, in_place, r, b);
+                    }
+                }
+            }
+            /* alltoall: block d of rank s's send buffer lands in block s of rank d's result */
+            for (int d = 0; d < p; d++)
+                empi_fill(sbuf + span * (size_t)d, span, empi_seed(rank, d, (int)k));
+            memset(rbuf, 0x5a, span * (size_t)p);
+            alltoall(sbuf, rbuf, shapes[k].count, shapes[k].dt, form);
+            for (int s = 0; s < p; s++) {
+                const char *got = rbuf + span * (size_t)s;
+                for (size_t b = 0; b < span; b++) {
+                    int data = shapes[k].data == 1 || b % shapes[k].extent < shapes[k].data;
+                    uint8_t want = data ? empi_pattern_byte(empi_seed(s, rank, (int)k), b) : 0x5a;
+                    CHECK((uint8_t)got[b] == want, "alltoall shape %zu form %d: block from %d byte %zu", k, form, s,
+                          b);
+                }
+            }
+        }
+        free(sbuf);
+        free(rbuf);
+    }
+    CHECK_MPI(MPI_Type_free(&strided));
+    TEST_PASS();
+    MPI_Finalize();
+    return 0;
+}
