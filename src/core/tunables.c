@@ -52,6 +52,12 @@ static int parse_bool(const char *s, int *out)
     return 0;
 }
 
+int empi_tunable_switch(const char *s)
+{
+    int on;
+    return s && parse_bool(s, &on) == 0 ? on : -1;
+}
+
 /* The env names in the table are built from field names, so upper-case them once here. */
 const char *empi_tunable_env_name(int i, char *buf, size_t len)
 {

@@ -39,6 +39,10 @@ const char *empi_tunable_env_name(int i, char *buf, size_t len);
 /* Current value of tunable i as text (for listing). */
 void empi_tunable_format(int i, char *buf, size_t len);
 
+/* A string tunable that switches something on, off or to automatic: 1 for on (1, yes, true, on),
+   0 for off (0, no, false, off), -1 for anything else ("auto"), NULL included. */
+int empi_tunable_switch(const char *s);
+
 /* Index of the tunable whose field name is `name`, or -1. */
 int empi_tunable_find(const char *name);
 

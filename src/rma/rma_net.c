@@ -48,9 +48,10 @@ void empi_rma_net_record(empi_win_t *w, empi_rma_net_rec_t *mine)
 static unsigned char *lone_targets(empi_win_t *w)
 {
     int maxnode = 0;
-    for (int t = 0; t < w->size; t++)
-        if (empi_boot_node_of(w->peers[t].world) > maxnode)
-            maxnode = empi_boot_node_of(w->peers[t].world);
+    for (int t = 0; t < w->size; t++) {
+        int node = empi_boot_node_of(w->peers[t].world);
+        maxnode = node > maxnode ? node : maxnode;
+    }
     int *count = calloc((size_t)maxnode + 1, sizeof *count);
     unsigned char *lone = malloc((size_t)w->size);
     if (count && lone) {
@@ -58,12 +59,11 @@ static unsigned char *lone_targets(empi_win_t *w)
             count[empi_boot_node_of(w->peers[t].world)]++;
         for (int t = 0; t < w->size; t++)
             lone[t] = count[empi_boot_node_of(w->peers[t].world)] == 1;
+    } else {
+        free(lone);
+        lone = NULL;
     }
     free(count);
-    if (!count) {
-        free(lone);
-        return NULL;
-    }
     return lone;
 }
 

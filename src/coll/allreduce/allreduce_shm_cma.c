@@ -39,21 +39,15 @@ static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
     for (size_t c = 0; c < len; c += chunk) {
         size_t n = len - c < chunk ? len - c : chunk;
         char *acc = o->rbuf + off + c;
-        int first = 1;
-        if (!in_place) {   /* the first peer's chunk lands in the output directly, ours is folded in */
-            int r = (m->me + 1) % m->p;
-            int rc = empi_shm_read(m, r, acc, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
-            if (rc == MPI_SUCCESS)
-                rc = empi_op_apply(o->op, o->sbuf + off + c, acc, (MPI_Count)(n / o->esize), o->dt);
-            if (rc != MPI_SUCCESS)
-                return rc;
-            first = 2;
-        }
-        for (int k = first; k < m->p; k++) {
+        for (int k = 1; k < m->p; k++) {
             int r = (m->me + k) % m->p;
-            int rc = empi_shm_read(m, r, scratch, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
+            /* Not in place, the first peer's chunk lands in the output directly and ours is folded
+               into it; otherwise the output holds ours and every peer's goes through scratch. */
+            int direct = k == 1 && !in_place;
+            int rc = empi_shm_read(m, r, direct ? acc : scratch, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
             if (rc == MPI_SUCCESS)
-                rc = empi_op_apply(o->op, scratch, acc, (MPI_Count)(n / o->esize), o->dt);
+                rc = empi_op_apply(o->op, direct ? o->sbuf + off + c : scratch, acc, (MPI_Count)(n / o->esize),
+                                   o->dt);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
@@ -97,7 +91,7 @@ static int step(empi_shm_op_t *o)
         empi_shm_set_done(m, e, 0);
         o->phase = 3;
     }
-    if (!empi_shm_all_finished(m, e))   /* the others may still be reading our output */
+    if (!empi_shm_all_reached(m, e))   /* the others may still be reading our output */
         return 0;
     return o->err == MPI_SUCCESS ? 1 : -o->err;
 }

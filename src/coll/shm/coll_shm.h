@@ -67,21 +67,27 @@ static inline shm_line_t *empi_shm_line(struct empi_coll_shm *m, int r, uint64_t
  * Every rank has finished the piece that last used the memory piece e of `len` bytes writes: its
  * post line and medium buffer (piece e - EMPI_SHM_LINES) or its parity's slot (e - 2).
  */
-static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
+/* Every rank's done >= target (what is learnt is kept in synced). */
+static inline int empi_shm_all_reached(struct empi_coll_shm *m, uint64_t target)
 {
-    uint64_t back = len <= EMPI_SHM_MEDIUM ? EMPI_SHM_LINES : 2;
-    if (e <= back || m->synced >= e - back)
+    if (m->synced >= target)
         return 1;
     uint64_t low = UINT64_MAX;
     for (int i = 0; i < m->p; i++) {
         uint64_t d = atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire);
-        if (d < e - back)
+        if (d < target)
             return 0;
         if (d < low)
             low = d;
     }
     m->synced = low;
     return 1;
+}
+
+static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
+{
+    uint64_t back = len <= EMPI_SHM_MEDIUM ? EMPI_SHM_LINES : 2;
+    return e <= back || empi_shm_all_reached(m, e - back);
 }
 
 static inline int empi_shm_all_posted(struct empi_coll_shm *m, uint64_t e, uint64_t v)
@@ -119,18 +125,6 @@ static inline char *empi_shm_data(struct empi_coll_shm *m, uint64_t e, int r, si
     if (len <= EMPI_SHM_MEDIUM)
         return m->medium + ((size_t)r * EMPI_SHM_LINES + e % EMPI_SHM_LINES) * EMPI_SHM_MEDIUM;
     return empi_shm_slot(m, (int)(e & 1), r);
-}
-
-/* Every rank has finished piece e (done >= e): nobody reads this rank's buffers any more. */
-static inline int empi_shm_all_finished(struct empi_coll_shm *m, uint64_t e)
-{
-    if (m->synced >= e)
-        return 1;
-    for (int i = 0; i < m->p; i++)
-        if (atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire) < e)
-            return 0;
-    m->synced = e;
-    return 1;
 }
 
 /* Single-copy algorithms: publish this rank's two buffer addresses for piece e (post 2e+1). */

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/tunables.h"
 #include "transport/net_addr.h"
@@ -91,11 +90,9 @@ static int source_address(struct sockaddr_in *src)
 
 int empi_ofi_atomic_wanted(const char *provider)
 {
-    const char *v = empi_tunables.ofi_rma_atomic;
-    if (!strcasecmp(v, "off") || !strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false"))
-        return 0;
-    if (!strcasecmp(v, "on") || !strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true"))
-        return 1;
+    int on = empi_tunable_switch(empi_tunables.ofi_rma_atomic);
+    if (on >= 0)
+        return on;
     /* auto: libfabric 1.17's ofi_rxd crashes in its progress once atomics meet datagram loss
        (net.netns.ofi-rxd-loss with atomics on: 5 runs of 6; docs/OFI.md) */
     return !provider || !strstr(provider, "ofi_rxd");

@@ -6,10 +6,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "core/tunables.h"
 
 /* "auto" takes CMA when it copies at least this fraction of memcpy's speed: the ring pipeline it
    replaces makes two copies, but both processes copy at once. Measured: 0.25 on a kernel where the
@@ -56,13 +57,8 @@ int empi_cma_fast_enough(void)
 
 int empi_cma_mode(const char *setting)
 {
-    if (setting && (strcasecmp(setting, "off") == 0 || strcmp(setting, "0") == 0 ||
-                    strcasecmp(setting, "no") == 0 || strcasecmp(setting, "false") == 0))
-        return 0;
-    if (setting && (strcasecmp(setting, "on") == 0 || strcmp(setting, "1") == 0 ||
-                    strcasecmp(setting, "yes") == 0 || strcasecmp(setting, "true") == 0))
-        return 2;
-    return 1;
+    int on = empi_tunable_switch(setting);
+    return on < 0 ? 1 : on ? 2 : 0;
 }
 
 /* One direction of CMA: the whole length, resuming after partial copies and EINTR. */

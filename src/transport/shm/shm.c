@@ -234,20 +234,21 @@ static void shm_bulk_expect(int peer, int delta)
     shm.bulk_expected += delta;
 }
 
+static empi_cma_peer_t *cma_peer(int peer)
+{
+    return shm_reaches(peer) ? &shm.cma[shm.local_of_world[peer]] : NULL;
+}
+
 static int shm_get(int peer, void *local, const void *remote, size_t len)
 {
-    if (!shm_reaches(peer))
-        return EMPI_ERROR;
-    empi_cma_peer_t *cma = &shm.cma[shm.local_of_world[peer]];
-    return empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
+    empi_cma_peer_t *cma = cma_peer(peer);
+    return cma && empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
 static int shm_put(int peer, const void *local, void *remote, size_t len)
 {
-    if (!shm_reaches(peer))
-        return EMPI_ERROR;
-    empi_cma_peer_t *cma = &shm.cma[shm.local_of_world[peer]];
-    return empi_cma_write(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
+    empi_cma_peer_t *cma = cma_peer(peer);
+    return cma && empi_cma_write(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
 static _Atomic uint64_t *shm_shared_line(int owner)
