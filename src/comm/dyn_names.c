@@ -91,6 +91,12 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
         return rc;
     }
     int fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    /* Another process withdrawing its last name removes the shared directory, possibly between
+       our mkdir and this open: make it again. */
+    for (int tries = 0; fd < 0 && errno == ENOENT && tries < 8; tries++) {
+        service_path(service_name, 1, p->path, sizeof p->path);
+        fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
     if (fd < 0) {
         int err = errno;
         free(p);
