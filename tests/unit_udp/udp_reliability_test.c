@@ -37,6 +37,7 @@ static struct {
     int drop_pct, dup_pct, reorder_pct, refuse_pct;
     int drop_seq_once[8]; /* drop these data sequence numbers on their first transmission */
     int ndrop_seq;
+    int drop_acks[2]; /* drop this many of the next standalone acks engine d sends */
     unsigned long long rng;
     long dropped;
 } sim;
@@ -63,7 +64,6 @@ static void link_put(link_t *l, const udp_dgram_t *d)
 static int sim_xmit(udp_engine_t *e, udp_conn_t *c, udp_dgram_t *d, int n)
 {
     link_t *l = &links[c->peer];
-    (void)e;
     if (n > 1 && sim.refuse_pct && rnd100() < (unsigned)sim.refuse_pct)
         n = n / 2; /* the socket took only part of the batch */
     for (int i = 0; i < n; i++) {
@@ -74,6 +74,10 @@ static int sim_xmit(udp_engine_t *e, udp_conn_t *c, udp_dgram_t *d, int n)
                 drop = 1;
                 sim.drop_seq_once[k] = -1;
             }
+        if (d[i].hdr.type == UDP_T_ACK && sim.drop_acks[e->me] > 0) {
+            sim.drop_acks[e->me]--;
+            drop = 1;
+        }
         if (drop) {
             sim.dropped++;
             continue;
@@ -101,6 +105,8 @@ static struct {
 } rcv[2];
 
 static int small_packets; /* every packet fits one segment of 1000 bytes */
+static long reply_after = -1; /* engine 1 answers from inside the delivery of this packet */
+static int try_send(int d, long index);
 
 static size_t packet_size(long index)
 {
@@ -147,6 +153,8 @@ static void deliver_at_1(int src, const void *pkt, size_t len)
 {
     CHECK(src == 0);
     check_packet(1, pkt, len);
+    if (rcv[1].next_index - 1 == reply_after)
+        CHECK(try_send(1, 0) == EMPI_OK);
 }
 
 static void setup(uint32_t first_seq, uint32_t seg_max, size_t window)
@@ -178,9 +186,7 @@ static int pump_links(void)
         while (l->head < until) {
             wire_dgram_t *w = &l->q[l->head++ % LINK_CAP];
             CHECK(w->hdr.job == 77 && w->hdr.src == (uint32_t)(1 - d));
-            udp_tx_on_ack(&eng[d], &conn[d], w->hdr.ack, w->hdr.sack, w->hdr.wnd);
-            if (w->hdr.type == UDP_T_DATA)
-                udp_rx_on_data(&eng[d], &conn[d], &w->hdr, w->data, w->len);
+            udp_conn_receive(&eng[d], &conn[d], &w->hdr, w->data, w->len);
             free(w->data);
             moved++;
         }
@@ -292,6 +298,44 @@ static void test_sack_fast_retransmit(void)
     tick(100000);
     pump_links();
     CHECK(udp_tx_pending(&conn[0]) == 0);
+    small_packets = 0;
+}
+
+/*
+ * Every segment in flight held by the receiver and only its cumulative ack missing: the timeout
+ * has nothing to resend, so it must ask for the ack. The state arises when the receiver answers
+ * from inside the delivery of its held datagrams: the reply carries the ack of that moment (whose
+ * next segments the sender already knows as held), and the standalone ack for the rest is lost.
+ */
+static void test_lost_ack_of_held_segments(void)
+{
+    setup(1000, 1000, 1024 * 1024);
+    small_packets = 1;
+    sim.drop_seq_once[0] = 1000;
+    sim.ndrop_seq = 1;
+    reply_after = 1;
+    for (long i = 0; i < 10; i++)
+        CHECK(try_send(0, i) == EMPI_OK);
+    pump_links(); /* 1001..1009 held at the receiver */
+    udp_engine_poll_timers(&eng[1]); /* its ack: 1000 missing, 1001..1009 held */
+    eng[0].now += 300000;
+    pump_links(); /* the sender resends 1000 */
+    CHECK(eng[0].n_retx == 1 && conn[0].tx.ring[1001 & conn[0].tx.mask].sacked);
+    sim.drop_acks[1] = 1;
+    pump_links(); /* all ten delivered; the reply from inside says "up to 1001" */
+    CHECK(rcv[1].delivered == 10 && rcv[1].next_index == 10);
+    tick(100000); /* the receiver's ack of the rest is lost */
+    CHECK(sim.drop_acks[1] == 0);
+    pump_links();
+    CHECK(rcv[0].delivered == 1);
+    CHECK(conn[0].tx.una == 1002 && conn[0].tx.ring[1002 & conn[0].tx.mask].sacked);
+    for (int rounds = 0; udp_tx_pending(&conn[0]) || udp_tx_pending(&conn[1]); rounds++) {
+        CHECK(rounds < 10000); /* 10 s of virtual time: every timeout found nothing to resend */
+        tick(1000000);
+        pump_links();
+    }
+    CHECK(eng[0].n_probes >= 1 && eng[0].n_retx == 1 && conn[0].tx.una == 1010);
+    reply_after = -1;
     small_packets = 0;
 }
 
@@ -413,6 +457,7 @@ int main(void)
     test_loss(20, 0);
     test_loss(50, 0x7FFFFFF0u);
     test_sack_fast_retransmit();
+    test_lost_ack_of_held_segments();
     test_reorder_buffer();
     test_duplicates_and_reordering();
     test_backoff();

@@ -220,8 +220,8 @@ static int udp_finalize(void)
     if (U.up && empi_tunables.debug >= 1) {
         const udp_engine_t *e = &U.eng;
         fprintf(stderr, "EtherMPI: udp rank %d: %llu datagrams sent, %llu resent, %llu timeouts, %llu acks, "
-                "%llu duplicates and %llu early received\n", e->me, (unsigned long long)e->n_sent,
-                (unsigned long long)e->n_retx, (unsigned long long)e->n_timeouts,
+                "%llu probes, %llu duplicates and %llu early received\n", e->me, (unsigned long long)e->n_sent,
+                (unsigned long long)e->n_retx, (unsigned long long)e->n_timeouts, (unsigned long long)e->n_probes,
                 (unsigned long long)e->n_acks_sent, (unsigned long long)e->n_dup, (unsigned long long)e->n_early);
     }
     if (empi_boot_fence_hook() == fence_hook)
@@ -306,10 +306,7 @@ static int on_datagram(const udp_hdr_t *h, const unsigned char *payload, size_t 
         *clock_read = 1;
     }
     udp_conn_t *c = &U.conns[h->src];
-    udp_tx_on_ack(&U.eng, c, h->ack, h->sack, h->wnd);
-    if (h->type != UDP_T_DATA)
-        return 0;
-    int n = udp_rx_on_data(&U.eng, c, h, payload, len);
+    int n = udp_conn_receive(&U.eng, c, h, payload, len);
     if (c->rx.in_packet && !U.gro)
         U.guess = c;
     return n;

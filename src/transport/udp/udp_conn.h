@@ -114,7 +114,7 @@ typedef struct udp_engine {
     uint32_t first_seq;  /* initial sequence number of every stream (tests start near the wrap) */
     udp_conn_t *active;  /* conns with something in flight, queued or to acknowledge */
     /* Counters for diagnostics and tests. */
-    uint64_t n_sent, n_retx, n_timeouts, n_dup, n_early, n_acks_sent;
+    uint64_t n_sent, n_retx, n_timeouts, n_dup, n_early, n_acks_sent, n_probes;
 } udp_engine_t;
 
 /* Set up c for `peer` with segments of seg_max payload bytes. */
@@ -137,12 +137,18 @@ static inline uint32_t udp_tx_pending(const udp_conn_t *c) { return c->tx.nxt - 
 int udp_rx_on_data(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const void *payload, size_t len);
 /* Fill the ack fields of an outgoing header (and count the ack as sent). */
 void udp_rx_fill_ack(udp_engine_t *e, udp_conn_t *c, udp_hdr_t *h);
+/* Send a standalone ack now, with `flags` (UDP_F_ACKREQ: answer it at once); 1 if it left. */
+int udp_rx_send_ack(udp_engine_t *e, udp_conn_t *c, uint8_t flags);
 /* Send a standalone ack if one is due now. */
 void udp_rx_on_timer(udp_engine_t *e, udp_conn_t *c);
 /* Free held datagrams and the reassembly buffer (finalize). */
 void udp_rx_release_all(udp_rx_t *rx);
 static inline int udp_rx_ack_pending(const udp_conn_t *c) { return c->rx.ack_now || c->rx.ack_at; }
 
+/* One datagram from c's peer: its ack state to the send side, data to the receive side, and an
+   ACK with UDP_F_ACKREQ (a probe of a sender whose timeout found nothing to resend) answered.
+   Returns the packets delivered. */
+int udp_conn_receive(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const void *payload, size_t len);
 /* Timers and queued output of every active conn; drops conns that went idle from the list. */
 void udp_engine_poll_timers(udp_engine_t *e);
 

@@ -53,3 +53,15 @@ void udp_engine_poll_timers(udp_engine_t *e)
         }
     }
 }
+
+int udp_conn_receive(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const void *payload, size_t len)
+{
+    udp_tx_on_ack(e, c, h->ack, h->sack, h->wnd);
+    if (h->type == UDP_T_DATA)
+        return udp_rx_on_data(e, c, h, payload, len);
+    if (h->flags & UDP_F_ACKREQ) {
+        c->rx.ack_now = 1;
+        udp_conn_activate(e, c);
+    }
+    return 0;
+}

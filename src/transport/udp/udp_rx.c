@@ -108,21 +108,28 @@ void udp_rx_fill_ack(udp_engine_t *e, udp_conn_t *c, udp_hdr_t *h)
     rx->ack_now = 0;
 }
 
-void udp_rx_on_timer(udp_engine_t *e, udp_conn_t *c)
+int udp_rx_send_ack(udp_engine_t *e, udp_conn_t *c, uint8_t flags)
 {
-    udp_rx_t *rx = &c->rx;
-    if (!rx->ack_now && !(rx->ack_at && e->now >= rx->ack_at))
-        return;
     udp_dgram_t d;
     memset(&d, 0, sizeof d);
     d.hdr.job = e->job;
     d.hdr.src = (uint32_t)e->me;
     d.hdr.type = UDP_T_ACK;
+    d.hdr.flags = flags;
     udp_rx_fill_ack(e, c, &d.hdr);
     if (e->xmit(e, c, &d, 1) == 1)
+        return 1;
+    c->rx.ack_now = 1; /* socket full: the ack state it carried goes out on the next pass */
+    return 0;
+}
+
+void udp_rx_on_timer(udp_engine_t *e, udp_conn_t *c)
+{
+    udp_rx_t *rx = &c->rx;
+    if (!rx->ack_now && !(rx->ack_at && e->now >= rx->ack_at))
+        return;
+    if (udp_rx_send_ack(e, c, 0))
         e->n_acks_sent++;
-    else
-        rx->ack_now = 1; /* socket full: try again next pass */
 }
 
 void udp_rx_release_all(udp_rx_t *rx)

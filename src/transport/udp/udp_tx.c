@@ -7,7 +7,8 @@
  * or mark them held by the receiver (selective); a hole is resent at once when a segment
  * transmitted after it has arrived (datagrams on one path are not reordered, so it was lost: the
  * idea of TCP's RACK), and the oldest segments are resent when the retransmission timer (RFC 6298
- * estimator, exponential backoff) expires.
+ * estimator, exponential backoff) expires; when everything in flight is already held by the
+ * receiver, the timeout sends a probe that asks for the cumulative ack instead.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,8 @@ void udp_tx_on_timer(udp_engine_t *e, udp_conn_t *c)
         oldest++;
     if (oldest != tx->snd)
         retransmit(e, c, &oldest, 1);
+    else if (udp_rx_send_ack(e, c, UDP_F_ACKREQ))
+        e->n_probes++; /* all of it is held by the receiver: only its cumulative ack is missing */
     tx->rto = tx->rto * 2 < e->rto_max ? tx->rto * 2 : e->rto_max;
     tx->cwnd = tx->cwnd / 2 > UDP_MIN_WINDOW ? tx->cwnd / 2 : UDP_MIN_WINDOW;
     tx->rto_at = e->now + tx->rto;
