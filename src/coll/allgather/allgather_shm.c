@@ -44,7 +44,7 @@ EMPI_ALG(empi_allgather_shm)
         EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount, a->sdt, 1));
         mine = sv.bytes;
     }
-    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = EMPI_SHM_SLOT, .esize = 1, .nb = nb,
+    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = EMPI_SHM_SLOT_MIN, .esize = 1, .nb = nb,
                        .sbuf = mine, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return empi_bytes_finish(s, &rv);

@@ -37,12 +37,12 @@ EMPI_ALG(empi_alltoall_shm)
     struct empi_coll_shm *m;
     int p = s->comm->size;
     size_t nb = (size_t)(a->rcount * a->rdt->size);
-    if (a->in_place || nb == 0 || (size_t)p > EMPI_SHM_SLOT || !(m = empi_coll_shm_get(s->comm)))
+    if (a->in_place || nb == 0 || (size_t)p > EMPI_SHM_SLOT_MIN || !(m = empi_coll_shm_get(s->comm)))
         return empi_alltoall_pairwise(s, a);
     empi_bytes_view_t sv, rv;
     EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount * p, a->sdt, 1));
     EMPI_TRY(empi_bytes_begin(s, &rv, a->rbuf, a->rcount * p, a->rdt, 0));
-    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = EMPI_SHM_SLOT / p, .esize = 1,
+    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = (MPI_Count)(m->slot / (size_t)p), .esize = 1,
                        .nb = nb, .sbuf = sv.bytes, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return empi_bytes_finish(s, &rv);

@@ -45,7 +45,7 @@ EMPI_ALG(empi_bcast_shm)
     empi_bytes_view_t bv;
     EMPI_TRY(empi_bytes_begin(s, &bv, a->rbuf, a->rcount, a->rdt, root));
     empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = bv.len, .esize = 1, .rbuf = bv.bytes,
-                       .piece = EMPI_SHM_SLOT};
+                       .piece = (MPI_Count)m->slot};
     EMPI_TRY(empi_shm_build(s, &o));
     return root ? MPI_SUCCESS : empi_bytes_finish(s, &bv);
 }
@@ -57,7 +57,7 @@ int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc)
         one_copy_pair(m, a->rcount * a->rdt->size))
         return 0;
     empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = a->rcount * a->rdt->size, .esize = 1,
-                       .rbuf = (char *)a->rbuf + a->rdt->true_lb, .piece = EMPI_SHM_SLOT};
+                       .rbuf = (char *)a->rbuf + a->rdt->true_lb, .piece = (MPI_Count)m->slot};
     *rc = empi_shm_run_direct(a->comm, &o);
     return 1;
 }

@@ -81,7 +81,7 @@ int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, em
 {
     struct empi_coll_shm *m;
     empi_datatype_t *dt = a->rdt;
-    if (!dt->is_contig || dt->size == 0 || (size_t)dt->size > EMPI_SHM_SLOT || a->rcount == 0 ||
+    if (!dt->is_contig || dt->size == 0 || (size_t)dt->size > EMPI_SHM_SLOT_MIN || a->rcount == 0 ||
         !(m = empi_coll_shm_get(comm)))
         return 0;
     const void *in = a->in_place ? a->rbuf : a->sbuf;
@@ -89,7 +89,7 @@ int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, em
     *o = (empi_shm_op_t){.step = empi_shm_reduce_step, .m = m, .root = a->root, .count = a->rcount, .dt = dt,
                          .op = a->op, .esize = (size_t)dt->size, .sbuf = (const char *)in + dt->true_lb,
                          .rbuf = gets ? (char *)a->rbuf + dt->true_lb : NULL, .all = all};
-    o->piece = EMPI_SHM_SLOT / (MPI_Count)o->esize;
+    o->piece = (MPI_Count)m->slot / (MPI_Count)o->esize;
     return 1;
 }
 

@@ -6,7 +6,7 @@
  * Layout, all cache-line aligned:
  *   per rank: EMPI_SHM_LINES "post" lines, each {seq, 56 inline data bytes}, and a "done" line
  *             {seq};
- *   per parity and rank: a data slot of EMPI_SHM_SLOT bytes;
+ *   per parity and rank: a data slot of m->slot bytes (slot_size());
  *   per rank and post line: a medium buffer of EMPI_SHM_MEDIUM bytes.
  *
  * Every shared-memory operation takes one epoch e per piece of at most a slot (all ranks count
@@ -42,6 +42,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
+#include "core/tunables.h"
 #include "pt2pt/pt2pt.h"
 
 /* ---------------------------------------------------------------- setup */
@@ -87,6 +88,21 @@ char *empi_shm_scratch(struct empi_coll_shm *m)
     return m->scratch;
 }
 
+/* Two slots per rank within EMPI_COLL_SHM_BUFFER; the smallest any rank asks for, so that every
+   rank maps the same layout even if their environments differ. */
+static size_t slot_size(empi_comm_t *comm)
+{
+    size_t want = empi_tunables.coll_shm_buffer / (2 * (size_t)comm->size), slot = EMPI_SHM_SLOT_MIN;
+    while (slot * 2 <= want && slot < EMPI_SHM_SLOT_MAX)
+        slot *= 2;
+    int v = (int)slot;
+    empi_coll_set_t set;
+    empi_comm_set_all_of(comm, &set, empi_coll_next_tag(comm));
+    if (empi_coll_set_allreduce_int(&set, &v, 1, EMPI_COLL_INT_MIN) != MPI_SUCCESS)
+        return 0;
+    return (size_t)v;
+}
+
 struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
 {
     empi_coll_comm_t *cc = empi_coll_comm(comm);
@@ -95,7 +111,12 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     if (cc->shm)
         return cc->shm;
     int p = comm->size;
-    size_t slots = 2 * (size_t)p * EMPI_SHM_SLOT;
+    size_t slot = slot_size(comm);
+    if (!slot) {
+        cc->shm_failed = 1;
+        return NULL;
+    }
+    size_t slots = 2 * (size_t)p * slot;
     size_t len = (size_t)p * sizeof(shm_rank_t) + slots + (size_t)p * EMPI_SHM_LINES * EMPI_SHM_MEDIUM;
     char name[96];
     snprintf(name, sizeof name, "/empi-%s-coll-%u-%d", empi_g.boot.jobid, (unsigned)comm->context_id,
@@ -139,6 +160,7 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->base = base;
     m->len = len;
     m->p = p;
+    m->slot = slot;
     m->me = comm->rank;
     m->ctl = base;
     m->slots = (char *)base + (size_t)p * sizeof(shm_rank_t);

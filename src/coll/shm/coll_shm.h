@@ -11,7 +11,11 @@
 
 #include "coll/coll_algs.h"
 
-#define EMPI_SHM_SLOT (64 * 1024)
+/* Data slots are a power of two between these, sized from EMPI_COLL_SHM_BUFFER and the ranks:
+   larger slots cut a large collective into fewer pieces, each a synchronization of every rank,
+   which is what costs when ranks outnumber cores. */
+#define EMPI_SHM_SLOT_MIN (64 * 1024)
+#define EMPI_SHM_SLOT_MAX (1024 * 1024)
 #define EMPI_SHM_INLINE 56
 /* Post lines per rank: how many small pieces a writer may run ahead of the slowest reader. Deep,
    so that when ranks outnumber cores a root broadcasts many small messages per time slice
@@ -39,7 +43,8 @@ struct empi_coll_shm {
     size_t len;
     int p, me;
     shm_rank_t *ctl;
-    char *slots;          /* [2][p][EMPI_SHM_SLOT] */
+    size_t slot;          /* bytes of one data slot (the same on every rank) */
+    char *slots;          /* [2][p][slot] */
     char *medium;         /* [p][EMPI_SHM_LINES][EMPI_SHM_MEDIUM] */
     uint64_t epoch;       /* next epoch to hand out */
     uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
@@ -55,7 +60,7 @@ struct empi_coll_shm {
 
 static inline char *empi_shm_slot(struct empi_coll_shm *m, int parity, int r)
 {
-    return m->slots + ((size_t)parity * m->p + r) * EMPI_SHM_SLOT;
+    return m->slots + ((size_t)parity * m->p + r) * m->slot;
 }
 
 static inline shm_line_t *empi_shm_line(struct empi_coll_shm *m, int r, uint64_t e)
