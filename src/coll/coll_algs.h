@@ -37,6 +37,7 @@ EMPI_ALG(empi_alltoall_pairwise);
 EMPI_ALG(empi_alltoall_linear);
 EMPI_ALG(empi_alltoall_bruck);
 EMPI_ALG(empi_alltoall_shm);
+EMPI_ALG(empi_alltoall_shm_cma);
 EMPI_ALG(empi_alltoallv_pairwise);
 EMPI_ALG(empi_alltoallv_linear);
 EMPI_ALG(empi_alltoallw_pairwise);

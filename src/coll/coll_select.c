@@ -89,6 +89,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_ALLTOALL, "bruck", 0, empi_alltoall_bruck, "ceil(log2 p) steps of packed blocks (small messages)"},
     {EMPI_COLL_ALLTOALL, "shm", EMPI_ALG_SINGLE_NODE, empi_alltoall_shm,
      "every rank copies its blocks into a node-wide shared buffer, then out"},
+    {EMPI_COLL_ALLTOALL, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_alltoall_shm_cma,
+     "every rank reads its block straight from every other rank's send buffer (CMA; else shm)"},
     {EMPI_COLL_ALLTOALLV, "pairwise", 0, empi_alltoallv_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALLV, "linear", 0, empi_alltoallv_linear, "all sends and receives posted at once"},
     {EMPI_COLL_ALLTOALLW, "pairwise", 0, empi_alltoallw_pairwise, "p-1 steps exchanging with rank+-k"},

@@ -22,7 +22,7 @@ static int step(empi_shm_op_t *o)
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_copy(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, len), len);
+        empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, len), len, nb * (size_t)p);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

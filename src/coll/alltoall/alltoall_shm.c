@@ -1,7 +1,7 @@
 /*
  * Alltoall, shared memory: every rank copies its p outgoing blocks into its slot, one
  * synchronization, every rank copies its block out of every slot. Where p blocks do not fit a
- * slot, the blocks go in pieces of 64 KiB / p bytes, one epoch each (piece k of every block).
+ * slot, the blocks go in pieces of a slot / p bytes, one epoch each (piece k of every block).
  * Non-contiguous types are packed. Cost: 2 copies of p blocks + 1 sync per piece.
  */
 #include "coll/shm/coll_shm.h"
@@ -27,7 +27,8 @@ static int step(empi_shm_op_t *o)
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_copy(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n);
+        empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
+                          nb * (size_t)p);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "coll/coll_algs.h"
+#include "core/copy.h"
+#include "core/tunables.h"
 
 /* Data slots are a power of two between these, sized from EMPI_COLL_SHM_BUFFER and the ranks:
    larger slots cut a large collective into fewer pieces, each a synchronization of every rank,
@@ -146,6 +148,18 @@ static inline const char *empi_shm_peer_addr(struct empi_coll_shm *m, uint64_t e
     uint64_t addr[2];
     memcpy(addr, empi_shm_line(m, r, e)->data, sizeof addr);
     return (const char *)(uintptr_t)addr[k];
+}
+
+/* Copy n bytes of a piece out of the segment into a receive buffer of `total` bytes: with
+   non-temporal stores once that buffer outgrows what the caches keep, so that writing it does not
+   first read every line of it (np4 alltoall 512 KiB-1 MiB 10-18% faster here). */
+static inline void empi_shm_copy_out(void *dst, const void *src, size_t n, size_t total)
+{
+    size_t min = empi_tunables.coll_copy_stream_threshold;
+    if (min && total >= min && n >= EMPI_COPY_VECTOR_MIN)
+        empi_copy_stream(dst, src, n);
+    else
+        empi_copy(dst, src, n);
 }
 
 /* Copy len bytes at `remote` in rank r's memory to `local`; 0 or an MPI error class. */
