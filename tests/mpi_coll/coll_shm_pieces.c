@@ -12,29 +12,16 @@
 
 #include "empi_test.h"
 
-enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT, NFORMS };
-
-static void finish(MPI_Request *rq, int form)
-{
-    if (form == FORM_PERSISTENT) {
-        CHECK_MPI(MPI_Start(rq));
-        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
-        CHECK_MPI(MPI_Request_free(rq));
-    } else if (form == FORM_NONBLOCKING) {
-        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
-    }
-}
-
 static void bcast(void *buf, int count, MPI_Datatype dt, int root, int form)
 {
     MPI_Request rq;
-    if (form == FORM_BLOCKING)
+    if (form == EMPI_FORM_BLOCKING)
         CHECK_MPI(MPI_Bcast(buf, count, dt, root, MPI_COMM_WORLD));
-    else if (form == FORM_NONBLOCKING)
+    else if (form == EMPI_FORM_NONBLOCKING)
         CHECK_MPI(MPI_Ibcast(buf, count, dt, root, MPI_COMM_WORLD, &rq));
     else
         CHECK_MPI(MPI_Bcast_init(buf, count, dt, root, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
-    finish(&rq, form);
+    empi_form_finish(&rq, form);
 }
 
 /* root < 0: allreduce */
@@ -42,21 +29,21 @@ static void reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI
 {
     MPI_Request rq;
     if (root < 0) {
-        if (form == FORM_BLOCKING)
+        if (form == EMPI_FORM_BLOCKING)
             CHECK_MPI(MPI_Allreduce(sbuf, rbuf, count, dt, op, MPI_COMM_WORLD));
-        else if (form == FORM_NONBLOCKING)
+        else if (form == EMPI_FORM_NONBLOCKING)
             CHECK_MPI(MPI_Iallreduce(sbuf, rbuf, count, dt, op, MPI_COMM_WORLD, &rq));
         else
             CHECK_MPI(MPI_Allreduce_init(sbuf, rbuf, count, dt, op, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
     } else {
-        if (form == FORM_BLOCKING)
+        if (form == EMPI_FORM_BLOCKING)
             CHECK_MPI(MPI_Reduce(sbuf, rbuf, count, dt, op, root, MPI_COMM_WORLD));
-        else if (form == FORM_NONBLOCKING)
+        else if (form == EMPI_FORM_NONBLOCKING)
             CHECK_MPI(MPI_Ireduce(sbuf, rbuf, count, dt, op, root, MPI_COMM_WORLD, &rq));
         else
             CHECK_MPI(MPI_Reduce_init(sbuf, rbuf, count, dt, op, root, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
     }
-    finish(&rq, form);
+    empi_form_finish(&rq, form);
 }
 
 /* Input element i of rank r. */
@@ -132,7 +119,7 @@ int main(int argc, char **argv)
         long n = sizes[k] / 4; /* int32 elements */
         int32_t *sbuf = malloc((size_t)sizes[k]), *rbuf = malloc((size_t)sizes[k]);
         CHECK(sbuf && rbuf, "out of memory");
-        for (int form = 0; form < NFORMS; form++) {
+        for (int form = 0; form < EMPI_NFORMS; form++) {
             for (int root = 0; root < p; root += (p > 2 ? p - 1 : 1)) {
                 /* bcast: bytes of the root's pattern */
                 if (rank == root)
@@ -154,7 +141,7 @@ int main(int argc, char **argv)
             }
 
             /* allreduce: sum, in place in the persistent form */
-            int in_place = form == FORM_PERSISTENT;
+            int in_place = form == EMPI_FORM_PERSISTENT;
             for (long i = 0; i < n; i++)
                 (in_place ? rbuf : sbuf)[i] = input(rank, i);
             reduce(in_place ? MPI_IN_PLACE : sbuf, rbuf, (int)n, MPI_INT32_T, MPI_SUM, -1, form);

@@ -10,44 +10,31 @@
 
 #include "empi_test.h"
 
-enum { FORM_BLOCKING, FORM_NONBLOCKING, FORM_PERSISTENT, NFORMS };
-
-static void finish(MPI_Request *rq, int form)
-{
-    if (form == FORM_PERSISTENT) {
-        CHECK_MPI(MPI_Start(rq));
-        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
-        CHECK_MPI(MPI_Request_free(rq));
-    } else if (form == FORM_NONBLOCKING) {
-        CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
-    }
-}
-
 static void allgather(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, int form)
 {
     MPI_Request rq;
     const void *s = sbuf ? (const void *)sbuf : MPI_IN_PLACE;
     int scount = sbuf ? count : 0;
     MPI_Datatype sdt = sbuf ? dt : MPI_DATATYPE_NULL;
-    if (form == FORM_BLOCKING)
+    if (form == EMPI_FORM_BLOCKING)
         CHECK_MPI(MPI_Allgather(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD));
-    else if (form == FORM_NONBLOCKING)
+    else if (form == EMPI_FORM_NONBLOCKING)
         CHECK_MPI(MPI_Iallgather(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD, &rq));
     else
         CHECK_MPI(MPI_Allgather_init(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
-    finish(&rq, form);
+    empi_form_finish(&rq, form);
 }
 
 static void alltoall(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, int form)
 {
     MPI_Request rq;
-    if (form == FORM_BLOCKING)
+    if (form == EMPI_FORM_BLOCKING)
         CHECK_MPI(MPI_Alltoall(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD));
-    else if (form == FORM_NONBLOCKING)
+    else if (form == EMPI_FORM_NONBLOCKING)
         CHECK_MPI(MPI_Ialltoall(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD, &rq));
     else
         CHECK_MPI(MPI_Alltoall_init(sbuf, count, dt, rbuf, count, dt, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
-    finish(&rq, form);
+    empi_form_finish(&rq, form);
 }
 
 int main(int argc, char **argv)
@@ -67,7 +54,7 @@ int main(int argc, char **argv)
         size_t span = (size_t)shapes[k].count * shapes[k].extent;   /* bytes one block spans */
         char *sbuf = malloc(span * (size_t)p), *rbuf = malloc(span * (size_t)p);
         CHECK(sbuf && rbuf, "out of memory");
-        for (int form = 0; form < NFORMS; form++) {
+        for (int form = 0; form < EMPI_NFORMS; form++) {
             for (int in_place = 0; in_place < 2; in_place++) {
                 /* allgather: block r of the result is rank r's pattern */
                 memset(rbuf, 0x5a, span * (size_t)p);

@@ -71,6 +71,12 @@ uint32_t empi_seed(int src, int dst, int seq);
 #define TEST_PASS() empi_test_pass()
 void empi_test_pass(void);
 
+/* The three forms of a collective call: blocking, nonblocking (MPI_I...) and persistent (..._init).
+   empi_form_finish completes what the call of that form started in *rq: waits for the nonblocking
+   request; starts, waits for and frees the persistent one; nothing for the blocking form. */
+enum { EMPI_FORM_BLOCKING, EMPI_FORM_NONBLOCKING, EMPI_FORM_PERSISTENT, EMPI_NFORMS };
+void empi_form_finish(MPI_Request *rq, int form);
+
 /* Sleep without spinning, so oversubscribed peers can run. */
 void empi_sleep_ms(int ms);
 

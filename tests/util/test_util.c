@@ -130,6 +130,16 @@ void empi_note(const char *fmt, ...) {
   fflush(stdout);
 }
 
+void empi_form_finish(MPI_Request *rq, int form) {
+  if (form == EMPI_FORM_PERSISTENT) {
+    CHECK_MPI(MPI_Start(rq));
+    CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Request_free(rq));
+  } else if (form == EMPI_FORM_NONBLOCKING) {
+    CHECK_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
+  }
+}
+
 void empi_sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0) {

@@ -62,13 +62,8 @@ static int step(empi_shm_op_t *o)
     struct empi_coll_shm *m = o->m;
     uint64_t e = o->e;
     size_t off, len;
-    if (o->phase == 0) {
-        if (!empi_shm_all_done(m, e, 0))
-            return 0;
-        empi_shm_publish(m, e, o->sbuf, o->rbuf);
-        o->err = MPI_SUCCESS;
-        o->phase = 1;
-    }
+    if (!empi_shm_cma_publish(o))
+        return 0;
     if (o->phase == 1) {
         if (!empi_shm_all_posted(m, e, 2 * e + 1))
             return 0;
@@ -91,9 +86,7 @@ static int step(empi_shm_op_t *o)
         empi_shm_set_done(m, e, 0);
         o->phase = 3;
     }
-    if (!empi_shm_all_reached(m, e))   /* the others may still be reading our output */
-        return 0;
-    return o->err == MPI_SUCCESS ? 1 : -o->err;
+    return empi_shm_cma_finish(o);
 }
 
 static int applies(empi_comm_t *comm, const empi_coll_args_t *a, empi_shm_op_t *o)

@@ -194,6 +194,29 @@ struct empi_shm_op {
     int err;                 /* single-copy algorithms: error class to return once the others are done */
 };
 
+/* Single-copy algorithms' first phase (0 -> 1): once the post line is free, publish sbuf and rbuf
+   for the others to read. Returns 0 while waiting. */
+static inline int empi_shm_cma_publish(empi_shm_op_t *o)
+{
+    if (o->phase == 0) {
+        if (!empi_shm_all_done(o->m, o->e, 0))
+            return 0;
+        empi_shm_publish(o->m, o->e, o->sbuf, o->rbuf);
+        o->err = MPI_SUCCESS;
+        o->phase = 1;
+    }
+    return 1;
+}
+
+/* Their last phase, after empi_shm_set_done: the others may still be reading our buffers, so the
+   piece ends when every rank is through it. A step's return value: 0 waiting, 1, or -o->err. */
+static inline int empi_shm_cma_finish(empi_shm_op_t *o)
+{
+    if (!empi_shm_all_reached(o->m, o->e))
+        return 0;
+    return o->err == MPI_SUCCESS ? 1 : -o->err;
+}
+
 /* Queue o (copied) as the schedule's shared-memory step. */
 int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *o);
 /* Run o to completion now (blocking fast paths); returns an MPI error class. */
