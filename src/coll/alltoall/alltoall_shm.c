@@ -1,8 +1,8 @@
 /*
- * Alltoall, shared memory: every rank copies its p outgoing blocks into its slot, one
- * synchronization, every rank copies its block out of every slot. Where p blocks do not fit a
+ * Alltoall, shared memory: every rank copies its p - 1 outgoing blocks into its slot, one
+ * synchronization, every rank copies its block out of every other slot. Where p blocks do not fit a
  * slot, the blocks go in pieces of a slot / p bytes, one epoch each (piece k of every block).
- * Non-contiguous types are packed. Cost: 2 copies of p blocks + 1 sync per piece.
+ * Non-contiguous types are packed. Cost: 2 copies of p - 1 blocks + 1 local copy + 1 sync per piece.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
@@ -15,20 +15,27 @@ static int step(empi_shm_op_t *o)
     if (o->phase == 0) {
         if (!empi_shm_all_done(m, o->e, all))
             return 0;
+        /* Our own block never passes through the segment: the others' go in, ours straight across
+           once they can start reading. */
         char *mine = empi_shm_data(m, o->e, me, all);
-        if (n == nb)
-            empi_copy(mine, o->sbuf, all);
-        else
+        if (n == nb) {
+            empi_copy(mine, o->sbuf, n * (size_t)me);
+            empi_copy(mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1), n * (size_t)(p - me - 1));
+        } else {
             for (int i = 0; i < p; i++)
-                empi_copy(mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
+                if (i != me)
+                    empi_copy(mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
+        }
         empi_shm_post(m, o->e, 2 * o->e + 1);
+        empi_copy(o->rbuf + nb * (size_t)me + o->off0, o->sbuf + nb * (size_t)me + o->off0, n);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
-                          nb * (size_t)p);
+        if (i != me)
+            empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
+                              nb * (size_t)p);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }
