@@ -213,8 +213,12 @@ int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MP
 /* Replace l by its flat run list when that is small; consumes l. */
 static empi_dt_layout_t *maybe_flatten(empi_dt_layout_t *l)
 {
+    MPI_Aint run_disp;
+    MPI_Count run_len;
     if (!l || l->kind == EMPI_NODE_RUNS)
         return l;
+    if (l->kind == EMPI_NODE_VEC && empi_layout_is_one_run(l->child, &run_disp, &run_len))
+        return l;   /* the strided loop beats a run list at any length */
     MPI_Count c = count_runs(l, EMPI_DT_FLATTEN_LIMIT);
     if (c > EMPI_DT_FLATTEN_LIMIT)
         return l;

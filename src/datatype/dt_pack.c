@@ -86,15 +86,31 @@ static inline void move(char *mem, char *stream, MPI_Count n, int unpack)
  */
 typedef long long empi_v32 __attribute__((vector_size(32), aligned(1), may_alias));
 
+/* Four loads ahead of four stores, as memcpy does, so loads are not serialized behind stores. */
+#define COPY_RUN32(D, S)                                                                   \
+    do {                                                                                   \
+        MPI_Count i = 0;                                                                   \
+        for (; i + 128 <= run; i += 128) {                                                 \
+            empi_v32 a0 = *(const empi_v32 *)((S) + i);                                    \
+            empi_v32 a1 = *(const empi_v32 *)((S) + i + 32);                               \
+            empi_v32 a2 = *(const empi_v32 *)((S) + i + 64);                               \
+            empi_v32 a3 = *(const empi_v32 *)((S) + i + 96);                               \
+            *(empi_v32 *)((D) + i) = a0;                                                   \
+            *(empi_v32 *)((D) + i + 32) = a1;                                              \
+            *(empi_v32 *)((D) + i + 64) = a2;                                              \
+            *(empi_v32 *)((D) + i + 96) = a3;                                              \
+        }                                                                                  \
+        for (; i < run; i += 32)                                                           \
+            *(empi_v32 *)((D) + i) = *(const empi_v32 *)((S) + i);                         \
+    } while (0)
+
 #define RUNS32_BODY                                                                        \
     if (unpack) {                                                                          \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            for (MPI_Count i = 0; i < run; i += 32)                                        \
-                *(empi_v32 *)(mem + i) = *(const empi_v32 *)(stream + i);                  \
+            COPY_RUN32(mem, stream);                                                       \
     } else {                                                                               \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            for (MPI_Count i = 0; i < run; i += 32)                                        \
-                *(empi_v32 *)(stream + i) = *(const empi_v32 *)(mem + i);                  \
+            COPY_RUN32(stream, mem);                                                       \
     }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -218,7 +234,8 @@ static void xfer_elements(char *buf, MPI_Count count, const empi_datatype_t *dt,
         return;
     }
     MPI_Count size = dt->size;
-    MPI_Count i = offset / size, off = offset % size;
+    /* a whole message starts at offset 0: no division on the common path */
+    MPI_Count i = offset ? offset / size : 0, off = offset ? offset % size : 0;
     /* one vector-of-runs type with many elements: treat the elements as a longer vector */
     const empi_dt_layout_t *l = dt->layout;
     MPI_Aint d;
@@ -227,6 +244,20 @@ static void xfer_elements(char *buf, MPI_Count count, const empi_datatype_t *dt,
         MPI_Count nblk = len / size;
         strided_runs(buf + (MPI_Aint)i * dt->extent + d, dt->extent, size, nblk, stream, unpack);
         i += nblk, stream += nblk * size, len -= nblk * size;
+    }
+    /* whole elements of a vector of single runs: one strided loop per element (one for all of
+     * them when the elements continue the stride), without xfer's seek */
+    if (l->kind == EMPI_NODE_VEC && off == 0 && len >= size && empi_layout_is_one_run(l->child, &d, &rl)) {
+        MPI_Count nel = len / size;
+        char *p = buf + (MPI_Aint)i * dt->extent + l->disp0 + d;
+        if (dt->extent == (MPI_Aint)l->n * l->stride) {
+            strided_runs(p, l->stride, rl, nel * l->n, stream, unpack);
+            stream += nel * size;
+        } else {
+            for (MPI_Count e = 0; e < nel; e++, p += dt->extent, stream += size)
+                strided_runs(p, l->stride, rl, l->n, stream, unpack);
+        }
+        i += nel, len -= nel * size;
     }
     /* whole elements of a run-list type (a struct, say): a flat double loop, no per-element call */
     if (l->kind == EMPI_NODE_RUNS && off == 0 && len >= size) {

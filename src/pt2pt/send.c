@@ -21,6 +21,34 @@ static const void *contig_base(const empi_request_t *req)
     return (const char *)req->buf + req->dt->true_lb;
 }
 
+/* Bytes [offset, offset + len) of a noncontiguous message, packed where the transport says. */
+typedef struct {
+    const empi_request_t *req;
+    MPI_Count offset, len;
+} pack_piece_t;
+
+static void pack_piece(void *arg, void *dst)
+{
+    const pack_piece_t *p = arg;
+    empi_dt_pack(p->req->buf, p->req->count, p->req->dt, p->offset, dst, p->len);
+}
+
+/*
+ * Send hdr followed by message bytes [offset, offset + len) of a noncontiguous message: packed
+ * straight into the transport's buffer when it can take that, else through the scratch buffer.
+ */
+static int send_packed(empi_request_t *req, empi_transport_t *tp, int bulk, const struct iovec *hdr,
+                       size_t offset, size_t len)
+{
+    if (tp->send_fill) {
+        pack_piece_t piece = {req, (MPI_Count)offset, (MPI_Count)len};
+        return tp->send_fill(req->world_peer, bulk, hdr, 1, len, pack_piece, &piece);
+    }
+    empi_dt_pack(req->buf, req->count, req->dt, (MPI_Count)offset, empi_p2p.scratch, (MPI_Count)len);
+    struct iovec iov[2] = {*hdr, {empi_p2p.scratch, len}};
+    return (bulk ? tp->bulk_send : tp->am_send)(req->world_peer, iov, 2);
+}
+
 /* One eager packet: header plus the whole message, packed if the type is not contiguous. */
 static int push_eager(empi_request_t *req, empi_transport_t *tp)
 {
@@ -38,13 +66,14 @@ static int push_eager(empi_request_t *req, empi_transport_t *tp)
     if (sync)
         hdr.s.sreq = (uint64_t)(uintptr_t)req;
     struct iovec iov[2] = {{&hdr, sync ? sizeof hdr.s : sizeof hdr.m}, {NULL, req->bytes}};
-    if (msg_is_contig(req)) {
-        iov[1].iov_base = (void *)contig_base(req);
+    int rc;
+    if (req->bytes && !msg_is_contig(req)) {
+        rc = send_packed(req, tp, 0, iov, 0, req->bytes);
     } else {
-        empi_dt_pack(req->buf, req->count, req->dt, 0, empi_p2p.scratch, (MPI_Count)req->bytes);
-        iov[1].iov_base = empi_p2p.scratch;
+        if (req->bytes)
+            iov[1].iov_base = (void *)contig_base(req);
+        rc = tp->am_send(req->world_peer, iov, req->bytes ? 2 : 1);
     }
-    int rc = tp->am_send(req->world_peer, iov, req->bytes ? 2 : 1);
     if (rc != EMPI_OK)
         return rc;
     if (sync)
@@ -92,13 +121,13 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
         size_t n = req->bytes - req->done_bytes < chunk ? req->bytes - req->done_bytes : chunk;
         empi_hdr_data_t hdr = {.type = EMPI_PKT_DATA, .rreq = req->remote_id, .offset = req->done_bytes};
         struct iovec iov[2] = {{&hdr, sizeof hdr}, {NULL, n}};
+        int rc;
         if (contig) {
             iov[1].iov_base = (char *)contig_base(req) + req->done_bytes;
+            rc = send(req->world_peer, iov, 2);
         } else {
-            empi_dt_pack(req->buf, req->count, req->dt, (MPI_Count)req->done_bytes, empi_p2p.scratch, (MPI_Count)n);
-            iov[1].iov_base = empi_p2p.scratch;
+            rc = send_packed(req, tp, bulk, iov, req->done_bytes, n);
         }
-        int rc = send(req->world_peer, iov, 2);
         if (rc != EMPI_OK)
             return rc;
         req->done_bytes += n;

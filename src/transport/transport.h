@@ -74,6 +74,15 @@ struct empi_transport {
     void (*bulk_expect)(int peer, int delta);
 
     /*
+     * Optional (NULL: the caller stages the payload and uses am_send/bulk_send). As am_send, or
+     * bulk_send when `bulk`, of iov followed by `fill_len` bytes that fill(arg, dst) writes straight
+     * into the transport's own buffer: a noncontiguous message is packed once, where it will be
+     * read, instead of packed into a staging buffer and copied again.
+     */
+    int (*send_fill)(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
+                     void (*fill)(void *arg, void *dst), void *arg);
+
+    /*
      * Single-copy read of `len` bytes at `remote` in `peer`'s address space into `local`.
      * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
      */

@@ -88,6 +88,38 @@ static void struct_vs_resized(int peer)
     CHECK_MPI(MPI_Type_free(&wide));
 }
 
+/* Many 15-byte records (24-byte extent) one way, received as packed bytes: the message goes in
+   pieces (eager ring cells, or bulk chunks of 64 KiB) that start in the middle of a record, so
+   the sender packs from mid-element offsets straight into the transport's buffer. */
+static void records_in_pieces(int peer, int n, int tag)
+{
+    struct rec { int i; double d; char c[3]; } *out = malloc((size_t)n * sizeof *out);
+    unsigned char *in = malloc((size_t)n * 15);
+    int bl[] = {1, 1, 3};
+    MPI_Aint di[] = {offsetof(struct rec, i), offsetof(struct rec, d), offsetof(struct rec, c)};
+    MPI_Datatype ty[] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, st;
+    CHECK_MPI(MPI_Type_create_struct(3, bl, di, ty, &st));
+    CHECK_MPI(MPI_Type_commit(&st));
+    int me = empi_rank();
+    for (int k = 0; k < n; k++)
+        out[k] = (struct rec){me * 1000000 + k, k * 0.5, {(char)k, (char)(k >> 8), (char)me}};
+    MPI_Request rq;
+    CHECK_MPI(MPI_Irecv(in, n * 15, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &rq));
+    CHECK_MPI(MPI_Send(out, n, st, peer, tag, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int k = 0; k < n; k++) {
+        const unsigned char *r = in + (size_t)k * 15;
+        int i;
+        double d;
+        memcpy(&i, r, 4), memcpy(&d, r + 4, 8);
+        CHECK(i == peer * 1000000 + k && d == k * 0.5 && r[12] == (unsigned char)k &&
+                  r[13] == (unsigned char)(k >> 8) && r[14] == (unsigned char)peer,
+              "%d records: record %d arrived as %d %g", n, k, i, d);
+    }
+    CHECK_MPI(MPI_Type_free(&st));
+    free(out), free(in);
+}
+
 /* A type freed right after Isend must stay valid until the send completes. */
 static void free_while_pending(int peer)
 {
@@ -175,6 +207,8 @@ int main(int argc, char **argv)
     vector_vs_contiguous(peer, 10, 1);
     vector_vs_contiguous(peer, 300000, 3);   /* 2.4 MB: rendezvous, pipelined */
     struct_vs_resized(peer);
+    records_in_pieces(peer, 1000, 20);     /* 15 KB: eager */
+    records_in_pieces(peer, 70001, 21);    /* 1 MB: rendezvous, bulk chunks */
     free_while_pending(peer);
     truncation_and_partial(peer);
     packed_messages(peer);

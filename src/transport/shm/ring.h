@@ -119,11 +119,21 @@ static inline int empi_ring_marked(const uint64_t *bits, uint64_t index)
     return (int)((bits[index >> 6] >> (index & 63)) & 1);
 }
 
+/* A packet being written: where it goes, kept between reserve and commit. */
+typedef struct {
+    uint64_t pos;     /* ring position of the packet's first cell */
+    uint64_t index;   /* position of the wrap marker, when skip != 0 */
+    uint64_t skip;    /* cells left unused at the end of the ring */
+    uint64_t cells;
+    uint32_t len;
+} empi_ring_slot_t;
+
 /*
- * Copy iov[0..iovcnt-1] (`len` bytes in total, len <= max_packet) into the ring as one packet.
- * Returns 0, or 1 (EMPI_AGAIN) when the ring has no room.
+ * Room for a packet of `len` bytes (len <= max_packet): returns where its payload goes, or NULL
+ * when the ring has no room. The packet becomes visible at empi_ring_commit, so the caller may
+ * fill the payload in place (copy or pack) between the two.
  */
-static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
+static inline unsigned char *empi_ring_reserve(empi_ring_tx_t *tx, size_t len, empi_ring_slot_t *slot)
 {
     uint64_t ncells = tx->mask + 1;
     uint64_t cells = (len + EMPI_RING_HDR + EMPI_RING_CELL - 1) >> EMPI_RING_CELL_SHIFT;
@@ -134,36 +144,52 @@ static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, in
     if (__builtin_expect(tx->tail + need - tx->head_cache > ncells, 0)) {
         tx->head_cache = atomic_load_explicit(tx->head, memory_order_acquire);
         if (tx->tail + need - tx->head_cache > ncells)
-            return 1;
+            return NULL;
     }
+    *slot = (empi_ring_slot_t){tx->tail + skip, index, skip, cells, (uint32_t)len};
+    return tx->cells + ((slot->pos & tx->mask) << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
+}
 
-    uint64_t pos = tx->tail + skip;
-    uint64_t at = pos & tx->mask;
-    unsigned char *dst = tx->cells + (at << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
-    for (int i = 0; i < iovcnt; i++) {
-        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
-        dst += iov[i].iov_len;
-    }
-
+/* Publish the packet reserved in `slot`, whose payload is now written. */
+static inline void empi_ring_commit(empi_ring_tx_t *tx, const empi_ring_slot_t *slot)
+{
+    uint64_t at = slot->pos & tx->mask;
     uint64_t *bits = tx->payload_first;
     empi_ring_mark(bits, at, 0);
-    for (uint64_t c = 1; c < cells; c++)
+    for (uint64_t c = 1; c < slot->cells; c++)
         empi_ring_mark(bits, at + c, 1);
-    uint64_t next = (at + cells) & tx->mask;
+    uint64_t next = (at + slot->cells) & tx->mask;
     if (__builtin_expect(empi_ring_marked(bits, next), 0)) {
         atomic_store_explicit(empi_ring_word(tx->cells, next), 0, memory_order_relaxed);
         empi_ring_mark(bits, next, 0);
     }
 
-    atomic_store_explicit(empi_ring_word(tx->cells, at), empi_ring_header(pos, (uint32_t)len),
+    atomic_store_explicit(empi_ring_word(tx->cells, at), empi_ring_header(slot->pos, slot->len),
                           memory_order_release);
-    if (skip) {
+    if (slot->skip) {
         /* Published after the packet so the consumer, once past the marker, finds the packet ready. */
-        empi_ring_mark(bits, index, 0);
-        atomic_store_explicit(empi_ring_word(tx->cells, index), empi_ring_header(tx->tail, EMPI_RING_WRAP),
+        empi_ring_mark(bits, slot->index, 0);
+        atomic_store_explicit(empi_ring_word(tx->cells, slot->index), empi_ring_header(tx->tail, EMPI_RING_WRAP),
                               memory_order_release);
     }
-    tx->tail = pos + cells;
+    tx->tail = slot->pos + slot->cells;
+}
+
+/*
+ * Copy iov[0..iovcnt-1] (`len` bytes in total, len <= max_packet) into the ring as one packet.
+ * Returns 0, or 1 (EMPI_AGAIN) when the ring has no room.
+ */
+static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, int iovcnt, size_t len)
+{
+    empi_ring_slot_t slot;
+    unsigned char *dst = empi_ring_reserve(tx, len, &slot);
+    if (__builtin_expect(dst == NULL, 0))
+        return 1;
+    for (int i = 0; i < iovcnt; i++) {
+        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+    empi_ring_commit(tx, &slot);
     return 0;
 }
 
