@@ -65,7 +65,14 @@ empi_dt_layout_t *empi_layout_repeat(const empi_datatype_t *dt, MPI_Count count,
 void empi_layout_ref(empi_dt_layout_t *l);
 void empi_layout_unref(empi_dt_layout_t *l);
 /* if l is one run: its displacement and length */
-bool empi_layout_is_one_run(const empi_dt_layout_t *l, MPI_Aint *disp, MPI_Count *len);
+static inline bool empi_layout_is_one_run(const empi_dt_layout_t *l, MPI_Aint *disp, MPI_Count *len)
+{
+    if (l->kind != EMPI_NODE_RUNS || l->n != 1)
+        return false;
+    *disp = l->disp[0];
+    *len = l->len[0];
+    return true;
+}
 
 /* datatype objects (dt_predefined.c / dt_object.c) */
 void empi_dt_table_init(void);

@@ -48,15 +48,6 @@ void empi_layout_unref(empi_dt_layout_t *l)
     free(l);
 }
 
-bool empi_layout_is_one_run(const empi_dt_layout_t *l, MPI_Aint *disp, MPI_Count *len)
-{
-    if (l->kind != EMPI_NODE_RUNS || l->n != 1)
-        return false;
-    *disp = l->disp[0];
-    *len = l->len[0];
-    return true;
-}
-
 empi_dt_layout_t *empi_layout_contig_run(MPI_Aint disp, MPI_Count len)
 {
     empi_dt_layout_t *l = node_new(EMPI_NODE_RUNS);

@@ -86,11 +86,18 @@ static inline void move(char *mem, char *stream, MPI_Count n, int unpack)
  */
 typedef long long empi_v32 __attribute__((vector_size(32), aligned(1), may_alias));
 
-/* Four loads ahead of four stores, as memcpy does, so loads are not serialized behind stores. */
-#define COPY_RUN32(D, S)                                                                   \
+/*
+ * Four loads ahead of four stores, as memcpy does, so loads are not serialized behind stores; and
+ * the strided side of the block PREFETCH_BLOCKS strides ahead is prefetched (RW: 0 read, 1 write),
+ * since the hardware prefetcher does not follow a stride with gaps well: a vector of 256-byte
+ * blocks packs at 0.80 instead of 0.73 of memcpy's speed at 1 MiB, 0.72 instead of 0.60 at 4 MiB.
+ */
+#define PREFETCH_BLOCKS 4
+#define COPY_RUN32(D, S, AHEAD, RW)                                                        \
     do {                                                                                   \
         MPI_Count i = 0;                                                                   \
         for (; i + 128 <= run; i += 128) {                                                 \
+            __builtin_prefetch((AHEAD) + i, (RW));                                         \
             empi_v32 a0 = *(const empi_v32 *)((S) + i);                                    \
             empi_v32 a1 = *(const empi_v32 *)((S) + i + 32);                               \
             empi_v32 a2 = *(const empi_v32 *)((S) + i + 64);                               \
@@ -105,12 +112,13 @@ typedef long long empi_v32 __attribute__((vector_size(32), aligned(1), may_alias
     } while (0)
 
 #define RUNS32_BODY                                                                        \
+    MPI_Aint ahead = PREFETCH_BLOCKS * stride;                                             \
     if (unpack) {                                                                          \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY_RUN32(mem, stream);                                                       \
+            COPY_RUN32(mem, stream, mem + ahead, 1);                                       \
     } else {                                                                               \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY_RUN32(stream, mem);                                                       \
+            COPY_RUN32(stream, mem, mem + ahead, 0);                                       \
     }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
