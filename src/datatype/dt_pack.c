@@ -69,12 +69,15 @@ static inline void move(char *mem, char *stream, MPI_Count n, int unpack)
  */
 #define BLOCK_LOOP(SZ)                                                                     \
     do {                                                                                   \
-        if (unpack)                                                                        \
+        if (unpack) {                                                                      \
+            _Pragma("GCC unroll 4")                                                        \
             for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += (SZ))            \
                 memcpy(mem, stream, (SZ));                                                 \
-        else                                                                               \
+        } else {                                                                           \
+            _Pragma("GCC unroll 4")                                                        \
             for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += (SZ))            \
                 memcpy(stream, mem, (SZ));                                                 \
+        }                                                                                  \
     } while (0)
 
 /*
@@ -111,14 +114,31 @@ typedef long long empi_v32 __attribute__((vector_size(32), aligned(1), may_alias
             *(empi_v32 *)((D) + i) = *(const empi_v32 *)((S) + i);                         \
     } while (0)
 
-#define RUNS32_BODY                                                                        \
-    MPI_Aint ahead = PREFETCH_BLOCKS * stride;                                             \
+/* 64-byte runs (a cache line: 8 doubles) are common and short enough for loop control to show. */
+#define COPY_RUN64(D, S, AHEAD, RW)                                                        \
+    do {                                                                                   \
+        __builtin_prefetch((AHEAD), (RW));                                                 \
+        empi_v32 a0 = *(const empi_v32 *)(S);                                              \
+        empi_v32 a1 = *(const empi_v32 *)((S) + 32);                                       \
+        *(empi_v32 *)(D) = a0;                                                             \
+        *(empi_v32 *)((D) + 32) = a1;                                                      \
+    } while (0)
+
+#define RUNS_LOOP(COPY)                                                                    \
     if (unpack) {                                                                          \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY_RUN32(mem, stream, mem + ahead, 1);                                       \
+            COPY(mem, stream, mem + ahead, 1);                                             \
     } else {                                                                               \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY_RUN32(stream, mem, mem + ahead, 0);                                       \
+            COPY(stream, mem, mem + ahead, 0);                                             \
+    }
+
+#define RUNS32_BODY                                                                        \
+    MPI_Aint ahead = PREFETCH_BLOCKS * stride;                                             \
+    if (run == 64) {                                                                       \
+        RUNS_LOOP(COPY_RUN64)                                                              \
+    } else {                                                                               \
+        RUNS_LOOP(COPY_RUN32)                                                              \
     }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -138,6 +158,24 @@ static void strided_runs32(char *mem, MPI_Aint stride, MPI_Count run, MPI_Count 
     RUNS32_BODY
 }
 
+/*
+ * Packing 8-byte runs (strided doubles) is bound by one store per element: two elements are
+ * gathered into one 16-byte store instead (pack of a vector of 8-byte blocks at 1 MiB: 0.55 ->
+ * 0.7 of memcpy).
+ */
+static void pack_runs8(const char *mem, MPI_Aint stride, MPI_Count nblk, char *stream)
+{
+    MPI_Count b = 0;
+#pragma GCC unroll 2
+    for (; b + 2 <= nblk; b += 2, mem += 2 * stride, stream += 16) {
+        long long x0, x1;
+        memcpy(&x0, mem, 8), memcpy(&x1, mem + stride, 8);
+        *(empi_v16 *)stream = (empi_v16){x0, x1};
+    }
+    if (b < nblk)
+        memcpy(stream, mem, 8);
+}
+
 static void strided_runs(char *mem, MPI_Aint stride, MPI_Count run, MPI_Count nblk, char *stream,
                          int unpack)
 {
@@ -155,7 +193,12 @@ static void strided_runs(char *mem, MPI_Aint stride, MPI_Count run, MPI_Count nb
     case 1: BLOCK_LOOP(1); break;
     case 2: BLOCK_LOOP(2); break;
     case 4: BLOCK_LOOP(4); break;
-    case 8: BLOCK_LOOP(8); break;
+    case 8:
+        if (unpack)
+            BLOCK_LOOP(8);
+        else
+            pack_runs8(mem, stride, nblk, stream);
+        break;
     case 12: BLOCK_LOOP(12); break;
     case 16: BLOCK_LOOP(16); break;
     case 32: BLOCK_LOOP(32); break;

@@ -514,6 +514,13 @@ static void test_constructors(void)
     check_type("vector(5,5,9,double) continued", u);
     MPI_Type_free(&u);
     MPI_Type_free(&t);
+    /* strided doubles (packed two per store), an odd number of them */
+    T_OK(MPI_Type_vector(5, 1, 3, MPI_DOUBLE, &t));
+    check_type("vector(5,1,3,double)", t);
+    T_OK(MPI_Type_create_resized(t, 0, 5 * 3 * 8, &u));
+    check_type("vector(5,1,3,double) continued", u);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
     /* negative stride with 128-byte blocks, resized to continue it backwards */
     T_OK(MPI_Type_create_hvector(3, 128, -256, MPI_BYTE, &t));
     check_bounds("hvector(3,128,-256,byte)", t, 384, -512, 640, -512, 640);
