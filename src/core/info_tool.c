@@ -4,8 +4,10 @@
 #include "core/tunables.h"
 
 typedef struct empi_info_tunable {
-    const char *env, *type, *def, *doc;
+    const char *type, *def, *doc;
+    char env[96];
     char value[256];
+    int set;   /* given in the environment or through MPI_T */
 } empi_info_tunable_t;
 
 __attribute__((visibility("default"))) int empi_info_tunable_count(void)
@@ -16,11 +18,11 @@ __attribute__((visibility("default"))) int empi_info_tunable_count(void)
 __attribute__((visibility("default"))) int empi_info_tunable_get(int i, empi_info_tunable_t *out)
 {
     static const char *const type_names[] = {"int", "size", "bool", "string"};
-    static char env_names[64][96];
-    if (i < 0 || i >= empi_tunable_count || i >= 64)
+    if (i < 0 || i >= empi_tunable_count)
         return -1;
     empi_tunables_load();
-    out->env = empi_tunable_env_name(i, env_names[i], sizeof env_names[i]);
+    empi_tunable_env_name(i, out->env, sizeof out->env);
+    out->set = empi_tunable_is_set(i);
     out->type = type_names[empi_tunable_descs[i].type];
     out->def = empi_tunable_descs[i].def;
     out->doc = empi_tunable_descs[i].doc;

@@ -152,6 +152,12 @@ int empi_tunable_set(int i, const char *text)
     return 0;
 }
 
+int empi_tunable_is_set(int i)
+{
+    char name[96];
+    return overrides[i] != NULL || getenv(empi_tunable_env_name(i, name, sizeof name)) != NULL;
+}
+
 void empi_tunable_format(int i, char *buf, size_t len)
 {
     const void *p = field_ptr(i);

@@ -56,6 +56,9 @@ const void *empi_tunable_addr(int i);
  */
 int empi_tunable_set(int i, const char *text);
 
+/* 1 if tunable i was given a value (its environment variable, or empi_tunable_set). */
+int empi_tunable_is_set(int i);
+
 /* Has empi_tunables_load run yet? */
 int empi_tunables_loaded(void);
 

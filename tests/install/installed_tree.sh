@@ -31,6 +31,16 @@ if command -v pkg-config >/dev/null; then
 fi
 info=$("$prefix/bin/empi-info") || fail "empi-info failed"
 grep -q EMPI_EAGER_LIMIT <<<"$info" || fail "empi-info does not list the tunables"
+# every tunable of the registry, as many as the header says, "(set)" on exactly the one given
+for name in $(sed -n 's/^EMPI_TUNABLE(\([a-z0-9_]*\),.*/\1/p' "$src/src/core/tunables.def" | tr a-z A-Z); do
+    grep -q "^  EMPI_$name " <<<"$info" || fail "empi-info does not list EMPI_$name"
+done
+listed=$(grep -c '^  EMPI_' <<<"$info")
+grep -q "^Tunables ($listed;" <<<"$info" || fail "empi-info lists $listed tunables, its header says otherwise"
+unset_all=$(env | sed -n 's/^\(EMPI_[A-Z0-9_]*\)=.*/-u \1/p')
+set_lines=$(env $unset_all EMPI_UDP_GSO=0 "$prefix/bin/empi-info" | grep '(set)') || fail "no tunable shown as set"
+[ "$(wc -l <<<"$set_lines")" = 1 ] && grep -q '^  EMPI_UDP_GSO ' <<<"$set_lines" ||
+    fail "empi-info marks as set: $set_lines"
 
 cmake -S "$src" -B "$work/user" -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec" \
     >"$work/user-configure.log" 2>&1 || { cat "$work/user-configure.log"; fail "find_package(MPI) project did not configure"; }

@@ -9,8 +9,10 @@
 
 /* Exported by libmpi_abi.so for this tool (src/core/info_tool.c). */
 typedef struct empi_info_tunable {
-    const char *env, *type, *def, *doc;
+    const char *type, *def, *doc;
+    char env[96];
     char value[256];
+    int set;   /* given in the environment or through MPI_T */
 } empi_info_tunable_t;
 int empi_info_tunable_count(void);
 int empi_info_tunable_get(int i, empi_info_tunable_t *out);
@@ -78,9 +80,8 @@ static void print_tunables(int verbose)
         empi_info_tunable_t t;
         if (empi_info_tunable_get(i, &t) != 0)
             continue;
-        int changed = strcmp(t.value, t.def) != 0;
         printf("  %-28s %-7s value %-10s default %-10s%s\n", t.env, t.type, t.value, t.def,
-               changed ? " (set)" : "");
+               t.set ? " (set)" : "");
         if (verbose)
             printf("      %s\n", t.doc);
     }
