@@ -157,6 +157,14 @@ class MediansAndRatios(unittest.TestCase):
         self.assertIn("n/a", lines[1])
         self.assertIn("300.0", lines[2])
 
+    def test_run_order_rotates_the_first(self):
+        libs = ["ethermpi", "mpich", "openmpi", "impi"]
+        firsts = [cmp.run_order(libs, rep, case)[0] for rep in (1, 2) for case in range(4)]
+        self.assertEqual(sorted(firsts), sorted(libs * 2))
+        for rep in (1, 2, 3):
+            for case in range(5):
+                self.assertEqual(sorted(cmp.run_order(libs, rep, case)), sorted(libs))
+
     def test_fmt_size(self):
         self.assertEqual(cmp.fmt_size(1 << 20), "1M")
         self.assertEqual(cmp.fmt_size(3000), "3000")
