@@ -417,15 +417,13 @@ static void apply_acc(empi_win_t *w, const am_hdr_t *h, const void *payload, cha
     if (!elem || !op)
         empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: bad element type or op");
     empi_win_peer_t *me = &w->peers[w->rank];
-    int atomics = me->atomics && empi_rma_atomic_ok(elem, mem);
+    int atomics = me->atomics && empi_rma_atomic_ok(elem, mem) && !empi_rma_acc_bulk((MPI_Count)h->len);
     void *fetch = (h->flags & AM_FETCH) ? malloc((size_t)h->len + 1) : NULL;
     if ((h->flags & AM_FETCH) && !fetch)
         empi_fatal(MPI_ERR_NO_MEM, "out of memory answering an RMA get-accumulate");
-    if (!atomics)
-        empi_win_spin_acquire(&me->slot->acc_lock);
+    empi_win_acc_hold(&me->slot->acc_lock, atomics);
     empi_rma_apply(op, elem, payload, mem, fetch, (MPI_Count)h->len / elem->size, atomics);
-    if (!atomics)
-        empi_win_spin_release(&me->slot->acc_lock);
+    empi_win_acc_drop(&me->slot->acc_lock, atomics);
     if (fetch) {
         answer(w, h, AM_REPLY, h->stream, fetch, (size_t)h->len);
         free(fetch);
@@ -474,11 +472,9 @@ static void apply_cas(empi_win_t *w, const am_hdr_t *h, const unsigned char *pay
     empi_win_peer_t *me = &w->peers[w->rank];
     int atomics = me->atomics && empi_rma_atomic_ok(elem, mem);
     unsigned char old[16];
-    if (!atomics)
-        empi_win_spin_acquire(&me->slot->acc_lock);
+    empi_win_acc_hold(&me->slot->acc_lock, atomics);
     empi_rma_cas(elem, payload, payload + h->len, old, mem, atomics);
-    if (!atomics)
-        empi_win_spin_release(&me->slot->acc_lock);
+    empi_win_acc_drop(&me->slot->acc_lock, atomics);
     answer(w, h, AM_REPLY, 0, old, (size_t)h->len);
 }
 

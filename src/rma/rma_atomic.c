@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/tunables.h"
 #include "rma/win.h"
 
 static int is_integer(empi_basic_t b)
@@ -44,6 +45,12 @@ int empi_rma_cas_type_ok(empi_basic_t b)
 static int is_pair(empi_basic_t b)
 {
     return (b >= EMPI_BASIC_FLOAT_INT && b <= EMPI_BASIC_2INTEGER);
+}
+
+int empi_rma_acc_bulk(MPI_Count bytes)
+{
+    size_t min = empi_tunables.rma_acc_lock_min;
+    return min && (size_t)bytes >= min;
 }
 
 int empi_rma_atomic_ok(const empi_datatype_t *elem, const void *a)

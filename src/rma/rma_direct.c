@@ -67,7 +67,8 @@ typedef struct {
     const empi_rma_op_t *op;
     char *tmem;          /* target buffer origin */
     _Atomic uint32_t *acc_lock;
-    int locked;
+    int locked;          /* acc_lock held exclusive */
+    int shared;          /* acc_lock held shared (around hardware atomics) */
     char *scratch;       /* origin elements / fetched values of one run */
     size_t scratch_len;
 } direct_ctx_t;
@@ -119,6 +120,9 @@ static int acc_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
     char *t = d->tmem + disp;
     int atomics = empi_rma_atomic_ok(op->elem, t);
     if (!atomics && !d->locked) {   /* a misaligned element: the lock, like every origin uses for it */
+        if (d->shared)
+            empi_win_acc_shared_release(d->acc_lock);
+        d->shared = 0;
         empi_win_spin_acquire(d->acc_lock);
         d->locked = 1;
     }
@@ -139,7 +143,7 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
 {
     empi_win_peer_t *p = &w->peers[op->target];
     char *tmem = (char *)((uintptr_t)p->base + (uintptr_t)op->offset);
-    direct_ctx_t d = {op, tmem, p->slot ? &p->slot->acc_lock : NULL, 0, NULL, 0};
+    direct_ctx_t d = {op, tmem, p->slot ? &p->slot->acc_lock : NULL, 0, 0, NULL, 0};
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
@@ -160,22 +164,24 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     case EMPI_RMA_CAS: {
         char *t = tmem + op->tdt->true_lb;
         int atomics = p->atomics && empi_rma_atomic_ok(op->elem, t);
-        if (!atomics)
-            empi_win_spin_acquire(d.acc_lock);
+        empi_win_acc_hold(d.acc_lock, atomics);
         empi_rma_cas(op->elem, op->obuf, op->cbuf, op->rbuf, t, atomics);
-        if (!atomics)
-            empi_win_spin_release(d.acc_lock);
+        empi_win_acc_drop(d.acc_lock, atomics);
         return MPI_SUCCESS;
     }
     default: {
         int rc = 0;
-        if (p->atomics && empi_rma_atomic_ok(op->elem, NULL)) {
+        if (p->atomics && empi_rma_atomic_ok(op->elem, NULL) && !empi_rma_acc_bulk(op->bytes)) {
+            empi_win_acc_shared_acquire(d.acc_lock);
+            d.shared = 1;
             rc = empi_dt_runs(op->tcount, op->tdt, acc_run, &d);
         } else {
             empi_win_spin_acquire(d.acc_lock);
             d.locked = 1;
             rc = empi_rma_acc_image(op, tmem);
         }
+        if (d.shared)
+            empi_win_acc_shared_release(d.acc_lock);
         if (d.locked)
             empi_win_spin_release(d.acc_lock);
         free(d.scratch);

@@ -43,7 +43,7 @@ enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
 /* One rank's control block in the node segment (cache-line aligned, so ranks never share lines). */
 typedef struct empi_win_slot {
     _Alignas(64) _Atomic uint64_t lock;     /* passive-target lock of this rank's memory */
-    _Atomic uint32_t acc_lock;             /* serializes accumulates that cannot use atomics */
+    _Atomic uint32_t acc_lock;             /* accumulate lock: see empi_win_spin_acquire */
     _Atomic uint32_t dyn_seq;              /* seqlock over the attached-region table: odd = changing */
     uint32_t ndyn;
     _Alignas(64) _Atomic uint64_t arrive;  /* fences and barriers this rank has entered */
@@ -178,8 +178,27 @@ int empi_win_flush_all_peers(empi_win_t *w);
 /* Lock word primitives (win_lock.c): try once; returns 1 when acquired. */
 int empi_win_lock_try(_Atomic uint64_t *word, int exclusive);
 void empi_win_lock_release(_Atomic uint64_t *word, int exclusive);
+/* The accumulate lock (acc_lock): exclusive for plain-load/store updates, shared around hardware
+   atomics (win_lock.c). */
 void empi_win_spin_acquire(_Atomic uint32_t *word);
 void empi_win_spin_release(_Atomic uint32_t *word);
+void empi_win_acc_shared_acquire(_Atomic uint32_t *word);
+void empi_win_acc_shared_release(_Atomic uint32_t *word);
+/* Hold it for one update: shared when the update uses hardware atomics, else exclusive. */
+static inline void empi_win_acc_hold(_Atomic uint32_t *word, int atomics)
+{
+    if (atomics)
+        empi_win_acc_shared_acquire(word);
+    else
+        empi_win_spin_acquire(word);
+}
+static inline void empi_win_acc_drop(_Atomic uint32_t *word, int atomics)
+{
+    if (atomics)
+        empi_win_acc_shared_release(word);
+    else
+        empi_win_spin_release(word);
+}
 
 /* ---- operations (rma_op.c, rma_direct.c, rma_cma.c, rma_am.c) ---- */
 typedef enum { EMPI_RMA_PUT, EMPI_RMA_GET, EMPI_RMA_ACC, EMPI_RMA_GET_ACC, EMPI_RMA_CAS } empi_rma_kind_t;
@@ -253,6 +272,9 @@ int empi_rma_cas_type_ok(empi_basic_t b);
    element allows, else the caller holds the accumulate lock. */
 void empi_rma_apply(const empi_op_t *op, const empi_datatype_t *elem, const void *in, char *t, void *fetch,
                     MPI_Count n, int atomics);
+/* Does an accumulate of `bytes` update under the exclusive lock with the vectorized kernels, rather
+   than with one hardware atomic per element (EMPI_RMA_ACC_LOCK_MIN)? */
+int empi_rma_acc_bulk(MPI_Count bytes);
 /* Can this element type be accumulated with hardware atomics at address a? */
 int empi_rma_atomic_ok(const empi_datatype_t *elem, const void *a);
 /* The predefined datatype of one element of a basic kind (NULL for none). */

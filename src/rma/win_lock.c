@@ -36,7 +36,40 @@ void empi_win_lock_release(_Atomic uint64_t *word, int exclusive)
         atomic_fetch_sub_explicit(word, 1, memory_order_release);
 }
 
-/* The accumulate lock: held for a few element updates only, so a plain spin with pauses. */
+/*
+ * The accumulate lock word: bit 0 is the lock, held for element updates with plain loads and
+ * stores (held briefly, so a plain spin with pauses); the bits above count, in steps of two, the
+ * processes applying hardware atomics to the same memory meanwhile, which hold it shared so that a
+ * bulk update under the lock excludes them.
+ */
+#define ACC_SHARED 2u
+
+static void acc_wait(_Atomic uint32_t *word, uint32_t busy, unsigned *spins)
+{
+    while (atomic_load_explicit(word, memory_order_relaxed) & busy) {
+        if (++*spins % 1024 == 0)
+            sched_yield();   /* the holder may be descheduled on an oversubscribed host */
+        else
+            __builtin_ia32_pause();
+    }
+}
+
+void empi_win_acc_shared_acquire(_Atomic uint32_t *word)
+{
+    unsigned spins = 0;
+    for (;;) {
+        if (!(atomic_fetch_add_explicit(word, ACC_SHARED, memory_order_acquire) & 1u))
+            return;
+        atomic_fetch_sub_explicit(word, ACC_SHARED, memory_order_relaxed);
+        acc_wait(word, 1u, &spins);
+    }
+}
+
+void empi_win_acc_shared_release(_Atomic uint32_t *word)
+{
+    atomic_fetch_sub_explicit(word, ACC_SHARED, memory_order_release);
+}
+
 void empi_win_spin_acquire(_Atomic uint32_t *word)
 {
     unsigned spins = 0;
@@ -44,18 +77,14 @@ void empi_win_spin_acquire(_Atomic uint32_t *word)
         uint32_t expect = 0;
         if (atomic_compare_exchange_weak_explicit(word, &expect, 1, memory_order_acquire, memory_order_relaxed))
             return;
-        while (atomic_load_explicit(word, memory_order_relaxed)) {
-            if (++spins % 1024 == 0)
-                sched_yield();   /* the holder may be descheduled on an oversubscribed host */
-            else
-                __builtin_ia32_pause();
-        }
+        acc_wait(word, ~0u, &spins);
     }
 }
 
+/* Not a plain store of 0: a would-be shared holder may have counted itself in for a moment. */
 void empi_win_spin_release(_Atomic uint32_t *word)
 {
-    atomic_store_explicit(word, 0, memory_order_release);
+    atomic_fetch_sub_explicit(word, 1u, memory_order_release);
 }
 
 static int lock_target(empi_win_t *w, int t, int exclusive)

@@ -7,7 +7,9 @@
  *   - get_accumulate with MPI_NO_OP and MPI_REPLACE, accumulate on doubles (CAS-loop path) and
  *     on MINLOC pairs (locked path);
  *   - MINLOC and MAXLOC on MPI_DOUBLE_INT (a pair with a gap) into strided target elements, every
- *     rank at once, then fetched whole.
+ *     rank at once, then fetched whole;
+ *   - whole-array accumulates (under the accumulate lock) racing single-element ones and
+ *     fetch_and_op (hardware atomics) on the same elements: exact totals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +221,64 @@ static void run(MPI_Win win, long long *mem)
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/*
+ * Whole-array accumulates (updated under the accumulate lock with plain loads and stores), single
+ * elements and fetch_and_op (hardware atomics) on the same elements from every rank at once: a
+ * lost update on either side shows in the exact totals.
+ */
+static void bulk_with_atomics(void)
+{
+  enum { N = 1024, ROUNDS = 60 };
+  long long *mem, *ones = malloc(N * sizeof(long long)), one = 1, ticket;
+  double *dmem, *dones = malloc(N * sizeof(double)), dhalf = 0.5;
+  for (int j = 0; j < N; j++)
+    ones[j] = 1, dones[j] = 0.25;
+  MPI_Win win, dwin;
+  CHECK_MPI(MPI_Win_allocate(N * sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  CHECK_MPI(MPI_Win_allocate(N * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &dmem, &dwin));
+  memset(mem, 0, N * sizeof(long long));
+  memset(dmem, 0, N * sizeof(double));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Win_lock_all(0, win));
+  CHECK_MPI(MPI_Win_lock_all(0, dwin));
+  for (int i = 0; i < ROUNDS; i++) {
+    int t = i % size, j = (i * 37 + rank * 11) % N;
+    CHECK_MPI(MPI_Accumulate(ones, N, MPI_LONG_LONG, t, 0, N, MPI_LONG_LONG, MPI_SUM, win));
+    CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG_LONG, t, j, 1, MPI_LONG_LONG, MPI_SUM, win));
+    CHECK_MPI(MPI_Fetch_and_op(&one, &ticket, MPI_LONG_LONG, t, 0, MPI_SUM, win));
+    CHECK_MPI(MPI_Accumulate(dones, N, MPI_DOUBLE, t, 0, N, MPI_DOUBLE, MPI_SUM, dwin));
+    CHECK_MPI(MPI_Accumulate(&dhalf, 1, MPI_DOUBLE, t, j, 1, MPI_DOUBLE, MPI_SUM, dwin));
+    if (i % 8 == 0) {
+      CHECK_MPI(MPI_Win_flush(t, win));
+      CHECK_MPI(MPI_Win_flush(t, dwin));
+    }
+  }
+  CHECK_MPI(MPI_Win_unlock_all(dwin));
+  CHECK_MPI(MPI_Win_unlock_all(win));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  /* what every rank did to me: the same rounds replayed */
+  long long bulk = 0, fops = 0, *single = calloc(N, sizeof(long long));
+  for (int r = 0; r < size; r++)
+    for (int i = 0; i < ROUNDS; i++)
+      if (i % size == rank) {
+        bulk++, fops++;
+        single[(i * 37 + r * 11) % N]++;
+      }
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, dwin));
+  for (int j = 0; j < N; j++) {
+    long long w = bulk + single[j] + (j == 0 ? fops : 0);
+    double dw = 0.25 * (double)bulk + 0.5 * (double)single[j];
+    CHECK(mem[j] == w, "bulk+atomic element %d: %lld, want %lld", j, mem[j], w);
+    CHECK(dmem[j] == dw, "bulk+atomic double element %d: %g, want %g", j, dmem[j], dw);
+  }
+  CHECK_MPI(MPI_Win_unlock(rank, dwin));
+  CHECK_MPI(MPI_Win_unlock(rank, win));
+  CHECK_MPI(MPI_Win_free(&dwin));
+  CHECK_MPI(MPI_Win_free(&win));
+  free(ones), free(dones), free(single);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -231,6 +291,7 @@ int main(int argc, char **argv)
   run(win, mem);
   CHECK_MPI(MPI_Win_free(&win));
   split_pairs();
+  bulk_with_atomics();
 
   long long *priv = calloc(WORDS, sizeof(long long));
   CHECK(priv != NULL, "calloc");
