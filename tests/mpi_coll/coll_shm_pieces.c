@@ -107,9 +107,10 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank = empi_rank(), p = empi_size();
-    /* Bytes per message: just over 64 KiB, several 64 KiB slots with an odd tail, and more than
-       the largest slot (1 MiB) so every slot size cuts it into pieces. */
-    static const long sizes[] = {65536 + 12, 5 * 65536 + 20, 1048576 + 4 * 65536 + 36};
+    /* Bytes per message: just under 64 KiB (the largest piece a reduce's root folds alone), just
+       over, several 64 KiB slots with an odd tail, and more than the largest slot (1 MiB) so every
+       slot size cuts it into pieces. */
+    static const long sizes[] = {65536 - 16, 65536 + 12, 5 * 65536 + 20, 1048576 + 4 * 65536 + 36};
     MPI_Datatype pair;
     CHECK_MPI(MPI_Type_contiguous(2, MPI_INT32_T, &pair));
     CHECK_MPI(MPI_Type_commit(&pair));

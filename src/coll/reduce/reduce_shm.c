@@ -1,7 +1,8 @@
 /*
- * Reduce, shared memory: every rank copies its piece into its slot; pieces up to 2 KiB are folded
- * by the root alone (the others are done once their data is posted), larger ones in p disjoint
- * slices folded in parallel into the highest rank's slot, then copied out by the root. Any op:
+ * Reduce, shared memory: every rank copies its piece into its slot; pieces up to 64 KiB (2 KiB for
+ * allreduce, where every rank would fold everything) are folded by the root alone (the others are
+ * done once their data is posted), larger ones in p disjoint slices folded in parallel into the
+ * highest rank's slot, then copied out by the root. Any op:
  * folds run right to left (acc = d_i op acc), keeping rank order. Contiguous types.
  * Cost per piece: copy in + (small) (p-1) n gamma at the root / (large) (p-1) n/p gamma per rank
  * + 2 syncs + copy out.
@@ -31,7 +32,8 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     struct empi_coll_shm *m = o->m;
     int me = m->me, p = m->p, P = o->parity;
     uint64_t e = o->e;
-    int small = o->len <= EMPI_SHM_SMALL_REDUCE, gets = o->all || me == o->root;
+    int small = o->len <= (o->all ? EMPI_SHM_SMALL_REDUCE : EMPI_SHM_SMALL_ROOT_REDUCE);
+    int gets = o->all || me == o->root;
     if (o->phase == 0) {
         if (!empi_shm_all_done(m, e, o->len))
             return 0;
