@@ -320,6 +320,20 @@ static void check_type(const char *what, MPI_Datatype t)
     check_layout(what, t, 3);
 }
 
+/* t as it is, then resized to `extent` so that element k + 1 continues element k's stride (the
+   pack engine then runs one strided loop over all elements); frees t. */
+static void check_continued(const char *what, MPI_Datatype t, MPI_Aint lb, MPI_Aint extent)
+{
+    MPI_Datatype u;
+    char name[128];
+    check_type(what, t);
+    T_OK(MPI_Type_create_resized(t, lb, extent, &u));
+    snprintf(name, sizeof name, "%s continued", what);
+    check_type(name, u);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
+}
+
 /* ---- tests ------------------------------------------------------------------------------------ */
 
 static void test_predefined(void)
@@ -496,39 +510,20 @@ static void test_constructors(void)
     check_type("big vector", t);
     MPI_Type_free(&t);
     /* short vectors of mid-size blocks take the strided copy loop too: 4 x 256 bytes (a multiple of
-       the 128-byte unrolled step), 3 x 96 (its 32-byte tail), 5 x 40 (per-block copies) */
+       the 128-byte unrolled step), 3 x 96 (its 32-byte tail), 5 x 40 (per-block copies), strided
+       doubles (packed two per store, an odd number), a negative stride with 128-byte blocks */
     T_OK(MPI_Type_vector(4, 32, 64, MPI_DOUBLE, &t));
     check_bounds("vector(4,32,64,double)", t, 1024, 0, (3 * 64 + 32) * 8, 0, (3 * 64 + 32) * 8);
-    check_type("vector of 256-byte blocks", t);
-    /* resized so that element k + 1 continues element k's stride: one loop over all elements */
-    T_OK(MPI_Type_create_resized(t, 0, 4 * 64 * 8, &u));
-    check_type("vector resized to continue its stride", u);
-    MPI_Type_free(&u);
-    MPI_Type_free(&t);
+    check_continued("vector(4,32,64,double)", t, 0, 4 * 64 * 8);
     T_OK(MPI_Type_vector(3, 24, 40, MPI_INT, &t));
-    check_type("vector(3,24,40,int)", t);
-    MPI_Type_free(&t);
+    check_continued("vector(3,24,40,int)", t, 0, 3 * 40 * 4);
     T_OK(MPI_Type_vector(5, 5, 9, MPI_DOUBLE, &t));
-    check_type("vector(5,5,9,double)", t);
-    T_OK(MPI_Type_create_resized(t, 0, 5 * 9 * 8, &u));
-    check_type("vector(5,5,9,double) continued", u);
-    MPI_Type_free(&u);
-    MPI_Type_free(&t);
-    /* strided doubles (packed two per store), an odd number of them */
+    check_continued("vector(5,5,9,double)", t, 0, 5 * 9 * 8);
     T_OK(MPI_Type_vector(5, 1, 3, MPI_DOUBLE, &t));
-    check_type("vector(5,1,3,double)", t);
-    T_OK(MPI_Type_create_resized(t, 0, 5 * 3 * 8, &u));
-    check_type("vector(5,1,3,double) continued", u);
-    MPI_Type_free(&u);
-    MPI_Type_free(&t);
-    /* negative stride with 128-byte blocks, resized to continue it backwards */
+    check_continued("vector(5,1,3,double)", t, 0, 5 * 3 * 8);
     T_OK(MPI_Type_create_hvector(3, 128, -256, MPI_BYTE, &t));
     check_bounds("hvector(3,128,-256,byte)", t, 384, -512, 640, -512, 640);
-    check_type("hvector with a negative stride", t);
-    T_OK(MPI_Type_create_resized(t, -512, -768, &u));
-    check_type("hvector continued backwards", u);
-    MPI_Type_free(&u);
-    MPI_Type_free(&t);
+    check_continued("hvector(3,128,-256,byte)", t, -512, -768);
 }
 
 static void test_subarray_darray(void)
