@@ -127,14 +127,16 @@ typedef long long empi_v32 __attribute__((vector_size(32), aligned(1), may_alias
 #define RUNS_LOOP(COPY)                                                                    \
     if (unpack) {                                                                          \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY(mem, stream, mem + ahead, 1);                                             \
+            COPY(mem, stream, (const char *)((uintptr_t)mem + ahead), 1);                  \
     } else {                                                                               \
         for (MPI_Count b = 0; b < nblk; b++, mem += stride, stream += run)                 \
-            COPY(stream, mem, mem + ahead, 0);                                             \
+            COPY(stream, mem, (const char *)((uintptr_t)mem + ahead), 0);                  \
     }
 
+/* The block ahead may lie past the buffer: its address is computed as an integer, never a pointer
+   out of bounds; a prefetch of any address is harmless. */
 #define RUNS32_BODY                                                                        \
-    MPI_Aint ahead = PREFETCH_BLOCKS * stride;                                             \
+    uintptr_t ahead = (uintptr_t)(PREFETCH_BLOCKS * stride);                               \
     if (run == 64) {                                                                       \
         RUNS_LOOP(COPY_RUN64)                                                              \
     } else {                                                                               \

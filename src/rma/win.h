@@ -43,8 +43,8 @@ enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
 /* One rank's control block in the node segment (cache-line aligned, so ranks never share lines). */
 typedef struct empi_win_slot {
     _Alignas(64) _Atomic uint64_t lock;     /* passive-target lock of this rank's memory */
-    _Atomic uint32_t acc_lock;             /* accumulate lock: see empi_win_spin_acquire */
-    _Atomic uint32_t dyn_seq;              /* seqlock over the attached-region table: odd = changing */
+    _Alignas(64) _Atomic uint32_t acc_lock; /* accumulate lock (win_lock.c), a line of its own */
+    _Alignas(64) _Atomic uint32_t dyn_seq; /* seqlock over the attached-region table: odd = changing */
     uint32_t ndyn;
     _Alignas(64) _Atomic uint64_t arrive;  /* fences and barriers this rank has entered */
     struct empi_win_region {

@@ -38,30 +38,32 @@ void empi_win_lock_release(_Atomic uint64_t *word, int exclusive)
 
 /*
  * The accumulate lock word: bit 0 is the lock, held for element updates with plain loads and
- * stores (held briefly, so a plain spin with pauses); the bits above count, in steps of two, the
- * processes applying hardware atomics to the same memory meanwhile, which hold it shared so that a
- * bulk update under the lock excludes them.
+ * stores (held briefly, so a plain spin with pauses); bit 1 says a process waits for it, so that
+ * no new shared holder comes in meanwhile (a stream of fetch-and-ops would otherwise keep a bulk
+ * update out indefinitely); the bits above count, in steps of four, the processes applying
+ * hardware atomics to the same memory, which hold it shared so that a bulk update excludes them.
  */
-#define ACC_SHARED 2u
+#define ACC_HELD 1u
+#define ACC_WAITED 2u
+#define ACC_SHARED 4u
 
-static void acc_wait(_Atomic uint32_t *word, uint32_t busy, unsigned *spins)
+static void acc_pause(unsigned *spins)
 {
-    while (atomic_load_explicit(word, memory_order_relaxed) & busy) {
-        if (++*spins % 1024 == 0)
-            sched_yield();   /* the holder may be descheduled on an oversubscribed host */
-        else
-            __builtin_ia32_pause();
-    }
+    if (++*spins % 1024 == 0)
+        sched_yield();   /* the holder may be descheduled on an oversubscribed host */
+    else
+        __builtin_ia32_pause();
 }
 
 void empi_win_acc_shared_acquire(_Atomic uint32_t *word)
 {
     unsigned spins = 0;
     for (;;) {
-        if (!(atomic_fetch_add_explicit(word, ACC_SHARED, memory_order_acquire) & 1u))
+        if (!(atomic_fetch_add_explicit(word, ACC_SHARED, memory_order_acquire) & (ACC_HELD | ACC_WAITED)))
             return;
         atomic_fetch_sub_explicit(word, ACC_SHARED, memory_order_relaxed);
-        acc_wait(word, 1u, &spins);
+        while (atomic_load_explicit(word, memory_order_relaxed) & (ACC_HELD | ACC_WAITED))
+            acc_pause(&spins);
     }
 }
 
@@ -70,21 +72,26 @@ void empi_win_acc_shared_release(_Atomic uint32_t *word)
     atomic_fetch_sub_explicit(word, ACC_SHARED, memory_order_release);
 }
 
+/* Taking the lock clears the waiting flag; other waiters set it again on their next look. */
 void empi_win_spin_acquire(_Atomic uint32_t *word)
 {
     unsigned spins = 0;
     for (;;) {
-        uint32_t expect = 0;
-        if (atomic_compare_exchange_weak_explicit(word, &expect, 1, memory_order_acquire, memory_order_relaxed))
+        uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
+        if ((v & ~ACC_WAITED) == 0 &&
+            atomic_compare_exchange_weak_explicit(word, &v, ACC_HELD, memory_order_acquire, memory_order_relaxed))
             return;
-        acc_wait(word, ~0u, &spins);
+        if (!(v & ACC_WAITED))
+            atomic_fetch_or_explicit(word, ACC_WAITED, memory_order_relaxed);
+        acc_pause(&spins);
     }
 }
 
-/* Not a plain store of 0: a would-be shared holder may have counted itself in for a moment. */
+/* Not a plain store of 0: a would-be shared holder may have counted itself in for a moment, and
+   another process may have said it waits. */
 void empi_win_spin_release(_Atomic uint32_t *word)
 {
-    atomic_fetch_sub_explicit(word, 1u, memory_order_release);
+    atomic_fetch_sub_explicit(word, ACC_HELD, memory_order_release);
 }
 
 static int lock_target(empi_win_t *w, int t, int exclusive)

@@ -4,8 +4,8 @@
  * done once their data is posted), larger ones in p disjoint slices folded in parallel into the
  * highest rank's slot, then copied out by the root. Any op:
  * folds run right to left (acc = d_i op acc), keeping rank order. Contiguous types.
- * Cost per piece: copy in + (small) (p-1) n gamma at the root / (large) (p-1) n/p gamma per rank
- * + 2 syncs + copy out.
+ * Cost per piece: copy in + (small) 1 sync + (p-1) n gamma at the root, the others done at once /
+ * (large) 2 syncs + (p-1) n/p gamma per rank; + copy out at the root.
  *
  * empi_shm_reduce_step is also the allreduce's step (o->all: every rank gets the result).
  */
