@@ -23,8 +23,10 @@ void empi_copy_vector(void *dst, const void *src, size_t n);
  * of 4 MiB 15-25% faster here). n >= 16, dst and src must not overlap.
  */
 void empi_copy_stream(void *dst, const void *src, size_t n);
-/* The same as empi_copy_vector with the instruction set chosen by the caller (1: AVX2 where the CPU has it), for tests. */
+/* The same as empi_copy_vector / empi_copy_stream with the instruction set chosen by the caller
+   (1: AVX2 where the CPU has it), for tests. */
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2);
+void empi_copy_stream_isa(void *dst, const void *src, size_t n, int avx2);
 /* 1 if this CPU runs AVX2 code (checked once); 0 on other architectures. */
 int empi_cpu_has_avx2(void);
 

@@ -9,7 +9,7 @@
 
 #define GUARD 64
 
-static int isa = -1;   /* -1: empi_copy itself; 0: the SSE2 loop; 1: the AVX2 loop; 2: streaming */
+static int isa = -1;   /* -1: empi_copy itself; 0: the SSE2 loop; 1: the AVX2 loop; 2, 3: streaming, SSE2 and AVX2 */
 
 static int check(size_t n, size_t src_off, size_t dst_off, unsigned char *src, unsigned char *dst)
 {
@@ -18,8 +18,8 @@ static int check(size_t n, size_t src_off, size_t dst_off, unsigned char *src, u
     memset(dst, 0xA5, n + 2 * GUARD + 32);
     if (isa < 0 || n < 64)
         empi_copy(dst + GUARD + dst_off, src + src_off, n);
-    else if (isa == 2)
-        empi_copy_stream(dst + GUARD + dst_off, src + src_off, n);
+    else if (isa >= 2)
+        empi_copy_stream_isa(dst + GUARD + dst_off, src + src_off, n, isa - 2);
     else
         empi_copy_vector_isa(dst + GUARD + dst_off, src + src_off, n, isa);
     for (size_t i = 0; i < GUARD + dst_off; i++)
@@ -48,7 +48,7 @@ int main(void)
     if (!src || !dst)
         return 2;
     int failures = 0, cases = 0;
-    for (isa = -1; isa <= 2; isa++) {
+    for (isa = -1; isa <= 3; isa++) {
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
             for (size_t so = 0; so < 32; so++)
                 for (size_t doff = 0; doff < 32; doff++, cases++)
