@@ -38,11 +38,8 @@ static void unpack_into(empi_request_t *req, uint64_t offset, const void *data, 
     if (offset + len > cap)
         len = cap - offset;
     char *dst = (char *)req->buf + req->dt->true_lb + offset;
-    uint64_t stream_min = empi_tunables.copy_stream_threshold;
-    if (req->dt->is_contig && stream_min && req->bytes >= stream_min && len >= EMPI_COPY_VECTOR_MIN)
-        empi_copy_stream(dst, data, len);
-    else if (req->dt->is_contig)
-        empi_copy(dst, data, len);
+    if (req->dt->is_contig)
+        empi_copy_for(dst, data, len, req->bytes, empi_tunables.copy_stream_threshold);
     else
         empi_dt_unpack(req->buf, req->count, req->dt, (MPI_Count)offset, data, (MPI_Count)len);
 }

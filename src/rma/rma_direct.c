@@ -73,22 +73,14 @@ typedef struct {
     size_t scratch_len;
 } direct_ctx_t;
 
-/* A contiguous copy of a put or get: large ones skip reading the lines they overwrite. */
-static void copy_run(void *dst, const void *src, size_t n, size_t stream_min)
-{
-    if (stream_min && n >= stream_min && n >= EMPI_COPY_VECTOR_MIN)
-        empi_copy_stream(dst, src, n);
-    else
-        empi_copy(dst, src, n);
-}
-
 static int put_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
 {
     direct_ctx_t *d = c;
     const empi_datatype_t *odt = d->op->odt;
     if (odt->is_contig) {
-        copy_run(d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len,
-                 empi_tunables.rma_put_stream_threshold);
+        /* large puts skip reading the lines they overwrite */
+        empi_copy_for(d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len, (size_t)len,
+                      empi_tunables.rma_put_stream_threshold);
         return 0;
     }
     empi_dt_pack(d->op->obuf, d->op->ocount, d->op->odt, s, d->tmem + disp, len);
@@ -147,16 +139,16 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            copy_run(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes,
-                     empi_tunables.rma_put_stream_threshold);
+            empi_copy_for(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes,
+                          (size_t)op->bytes, empi_tunables.rma_put_stream_threshold);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, put_run, &d);
         return MPI_SUCCESS;
     case EMPI_RMA_GET:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            copy_run((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes,
-                     empi_tunables.rma_get_stream_threshold);
+            empi_copy_for((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes,
+                          (size_t)op->bytes, empi_tunables.rma_get_stream_threshold);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, get_run, &d);

@@ -155,11 +155,7 @@ static inline const char *empi_shm_peer_addr(struct empi_coll_shm *m, uint64_t e
    first read every line of it (np4 alltoall 512 KiB-1 MiB 10-18% faster here). */
 static inline void empi_shm_copy_out(void *dst, const void *src, size_t n, size_t total)
 {
-    size_t min = empi_tunables.coll_copy_stream_threshold;
-    if (min && total >= min && n >= EMPI_COPY_VECTOR_MIN)
-        empi_copy_stream(dst, src, n);
-    else
-        empi_copy(dst, src, n);
+    empi_copy_for(dst, src, n, total, empi_tunables.coll_copy_stream_threshold);
 }
 
 /* Copy len bytes at `remote` in rank r's memory to `local`; 0 or an MPI error class. */

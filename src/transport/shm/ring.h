@@ -119,11 +119,10 @@ static inline int empi_ring_marked(const uint64_t *bits, uint64_t index)
     return (int)((bits[index >> 6] >> (index & 63)) & 1);
 }
 
-/* A packet being written: where it goes, kept between reserve and commit. */
+/* A packet being written, between reserve and commit (the tail does not move meanwhile: cells
+   skipped at the end of the ring are pos - tail, and the wrap marker goes at the tail). */
 typedef struct {
     uint64_t pos;     /* ring position of the packet's first cell */
-    uint64_t index;   /* position of the wrap marker, when skip != 0 */
-    uint64_t skip;    /* cells left unused at the end of the ring */
     uint64_t cells;
     uint32_t len;
 } empi_ring_slot_t;
@@ -131,7 +130,7 @@ typedef struct {
 /*
  * Room for a packet of `len` bytes (len <= max_packet): returns where its payload goes, or NULL
  * when the ring has no room. The packet becomes visible at empi_ring_commit, so the caller may
- * fill the payload in place (copy or pack) between the two.
+ * fill the payload in place (copy or pack) between the two, and sends nothing else meanwhile.
  */
 static inline unsigned char *empi_ring_reserve(empi_ring_tx_t *tx, size_t len, empi_ring_slot_t *slot)
 {
@@ -146,7 +145,7 @@ static inline unsigned char *empi_ring_reserve(empi_ring_tx_t *tx, size_t len, e
         if (tx->tail + need - tx->head_cache > ncells)
             return NULL;
     }
-    *slot = (empi_ring_slot_t){tx->tail + skip, index, skip, cells, (uint32_t)len};
+    *slot = (empi_ring_slot_t){tx->tail + skip, cells, (uint32_t)len};
     return tx->cells + ((slot->pos & tx->mask) << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
 }
 
@@ -166,13 +165,24 @@ static inline void empi_ring_commit(empi_ring_tx_t *tx, const empi_ring_slot_t *
 
     atomic_store_explicit(empi_ring_word(tx->cells, at), empi_ring_header(slot->pos, slot->len),
                           memory_order_release);
-    if (slot->skip) {
+    if (slot->pos != tx->tail) {
         /* Published after the packet so the consumer, once past the marker, finds the packet ready. */
-        empi_ring_mark(bits, slot->index, 0);
-        atomic_store_explicit(empi_ring_word(tx->cells, slot->index), empi_ring_header(tx->tail, EMPI_RING_WRAP),
+        uint64_t index = tx->tail & tx->mask;
+        empi_ring_mark(bits, index, 0);
+        atomic_store_explicit(empi_ring_word(tx->cells, index), empi_ring_header(tx->tail, EMPI_RING_WRAP),
                               memory_order_release);
     }
     tx->tail = slot->pos + slot->cells;
+}
+
+/* Copy iov[0..iovcnt-1] to dst (a reserved payload); returns the end of what was written. */
+static inline unsigned char *empi_ring_copy_iov(unsigned char *dst, const struct iovec *iov, int iovcnt)
+{
+    for (int i = 0; i < iovcnt; i++) {
+        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+    return dst;
 }
 
 /*
@@ -185,10 +195,7 @@ static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, in
     unsigned char *dst = empi_ring_reserve(tx, len, &slot);
     if (__builtin_expect(dst == NULL, 0))
         return 1;
-    for (int i = 0; i < iovcnt; i++) {
-        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
-        dst += iov[i].iov_len;
-    }
+    empi_ring_copy_iov(dst, iov, iovcnt);
     empi_ring_commit(tx, &slot);
     return 0;
 }

@@ -203,58 +203,47 @@ static int shm_progress(void)
     return delivered;
 }
 
-/* The ring a packet of `len` bytes to `peer` goes into, or NULL if shm cannot carry it. `bulk` is
-   a constant at each call site, so the hot path compiles to one branch. */
-static inline empi_ring_tx_t *ring_for(int peer, int bulk, size_t len)
+/*
+ * One packet of iov followed by `fill_len` bytes that fill(arg, dst) writes in place (none when
+ * fill is NULL). `bulk` and whether there is a fill are constants at each call site, so the hot
+ * path compiles to a plain copy into the ring.
+ */
+static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
+                              void (*fill)(void *arg, void *dst), void *arg)
 {
-    size_t max = bulk ? empi_transport_shm.bulk_max_packet : empi_transport_shm.max_packet;
-    if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
-        return NULL;
-    shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
-    return bulk ? &box->bulk_tx : &box->tx;
-}
-
-static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt)
-{
-    size_t len = 0;
+    size_t len = fill_len;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    empi_ring_tx_t *tx = ring_for(peer, bulk, len);
-    if (!tx)
+    size_t max = bulk ? empi_transport_shm.bulk_max_packet : empi_transport_shm.max_packet;
+    if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
-    return empi_ring_send(tx, iov, iovcnt, len) == 0 ? EMPI_OK : EMPI_AGAIN;
+    shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
+    empi_ring_tx_t *tx = bulk ? &box->bulk_tx : &box->tx;
+    empi_ring_slot_t slot;
+    unsigned char *dst = empi_ring_reserve(tx, len, &slot);
+    if (!dst)
+        return EMPI_AGAIN;
+    dst = empi_ring_copy_iov(dst, iov, iovcnt);
+    if (fill)
+        fill(arg, dst);
+    empi_ring_commit(tx, &slot);
+    return EMPI_OK;
 }
 
 static int shm_send_fill(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
                          void (*fill)(void *arg, void *dst), void *arg)
 {
-    size_t len = fill_len;
-    for (int i = 0; i < iovcnt; i++)
-        len += iov[i].iov_len;
-    empi_ring_tx_t *tx = ring_for(peer, bulk, len);
-    if (!tx)
-        return EMPI_ERROR;
-    empi_ring_slot_t slot;
-    unsigned char *dst = empi_ring_reserve(tx, len, &slot);
-    if (!dst)
-        return EMPI_AGAIN;
-    for (int i = 0; i < iovcnt; i++) {
-        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
-        dst += iov[i].iov_len;
-    }
-    fill(arg, dst);
-    empi_ring_commit(tx, &slot);
-    return EMPI_OK;
+    return send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg);
 }
 
 static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
 {
-    return send_packet(peer, 0, iov, iovcnt);
+    return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL);
 }
 
 static int shm_bulk_send(int peer, const struct iovec *iov, int iovcnt)
 {
-    return send_packet(peer, 1, iov, iovcnt);
+    return send_packet(peer, 1, iov, iovcnt, 0, NULL, NULL);
 }
 
 static void shm_bulk_expect(int peer, int delta)
