@@ -1,7 +1,8 @@
 /*
  * The shm transport end to end in forked processes (fake bootstrap): segment creation and early
  * unlink, all-to-all packets of varied sizes checked for content and per-source FIFO order, EMPI_AGAIN
- * handled by progressing, and CMA reads of every peer's buffer. Usage: shm_fork_test [nprocs] [packets]
+ * handled by progressing, CMA reads of every peer's buffer, and the creator's node flags reaching
+ * every rank. Usage: shm_fork_test [nprocs] [packets]
  */
 #include <dirent.h>
 #include <sched.h>
@@ -14,6 +15,7 @@
 
 #include "core/tunables.h"
 #include "fake_bootstrap.h"
+#include "transport/shm/segment.h"
 #include "transport/transport.h"
 #include "unit_check.h"
 
@@ -85,6 +87,22 @@ static int segment_still_named(const char *jobid)
     return found;
 }
 
+/* What the creator measured decides for the node: every rank offers its own flags, and every rank
+   must find local rank 0's. */
+static void check_node_flags(const char *jobid)
+{
+    empi_boot_info_t boot = {0};
+    boot.rank = boot.local_rank = my_rank;
+    boot.size = boot.local_size = nprocs;
+    boot.num_nodes = 1;
+    snprintf(boot.jobid, sizeof boot.jobid, "%.24sf", jobid);
+    empi_shm_segment_t seg;
+    UCHECK(empi_shm_segment_attach(&seg, &boot, 8192, 0, 0x100u + (uint32_t)my_rank) == 0, "attach");
+    UCHECK(seg.node_flags == 0x100u, "rank %d sees node flags %#x, creator gave 0x100", my_rank,
+           seg.node_flags);
+    empi_shm_segment_detach(&seg);
+}
+
 static void run_rank(const char *jobid)
 {
     empi_boot_info_t boot = {0};
@@ -126,6 +144,8 @@ static void run_rank(const char *jobid)
     }
     empi_boot_fence();
     UCHECK(empi_transport_shm.finalize() == EMPI_OK, "finalize");
+    if (nprocs >= 2)
+        check_node_flags(jobid);
 }
 
 int main(int argc, char **argv)

@@ -18,8 +18,9 @@ typedef struct empi_cma_peer {
 /* Mode from the shm_cma tunable: 0 off, 1 auto (silent fallback), 2 on (warn when refused). */
 int empi_cma_mode(const char *setting);
 
-/* "auto": 1 if process_vm_readv copies fast enough here, relative to memcpy, to beat the pipelined
-   copy through the rings (a kernel in a virtual machine may make it several times slower). */
+/* "auto": 1 if process_vm_readv copies fast enough here, relative to a vector copy, to beat the
+   pipelined copy through the rings (a kernel in a virtual machine may make it several times
+   slower). Timing is noisy: one process per node decides for all (shm.c). */
 int empi_cma_fast_enough(void);
 
 /* Read `len` bytes at `remote` in the peer into `local`. Returns 0 or -1. */

@@ -124,6 +124,7 @@ static int create_segment(empi_shm_segment_t *seg)
     seg->hdr->ring_bytes = seg->ring_bytes;
     seg->hdr->bulk_bytes = seg->bulk_bytes;
     seg->hdr->local_size = seg->local_size;
+    seg->hdr->node_flags = seg->node_flags;
     seg->hdr->magic = EMPI_SHM_MAGIC;
     return 0;
 }
@@ -144,6 +145,7 @@ static int open_segment(empi_shm_segment_t *seg)
     if (rc != 0)
         return -1;
     seg->bulk_bytes = seg->hdr->bulk_bytes;
+    seg->node_flags = seg->hdr->node_flags;
     if (seg->hdr->magic != EMPI_SHM_MAGIC || seg->hdr->ring_bytes != seg->ring_bytes ||
         seg->hdr->local_size != seg->local_size ||
         segment_bytes(seg->local_size, seg->ring_bytes, seg->bulk_bytes) != seg->bytes) {
@@ -163,9 +165,10 @@ static void touch_incoming(empi_shm_segment_t *seg, int me)
 }
 
 int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
-                            size_t bulk_bytes)
+                            size_t bulk_bytes, uint32_t node_flags)
 {
     memset(seg, 0, sizeof *seg);
+    seg->node_flags = node_flags;
     seg->local_size = boot->local_size;
     seg->ring_bytes = ring_bytes;
     seg->bulk_bytes = bulk_bytes;

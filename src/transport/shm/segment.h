@@ -28,7 +28,7 @@ typedef struct empi_shm_header {
     uint64_t ring_bytes;
     uint64_t bulk_bytes;   /* 0: no bulk rings (the creator found no room for them) */
     int32_t local_size;
-    int32_t pad_;
+    uint32_t node_flags;   /* the creator's findings about this node, one answer for every rank */
     empi_shm_slot_t slots[];
 } empi_shm_header_t;
 
@@ -39,6 +39,7 @@ typedef struct empi_shm_segment {
     size_t bulk_bytes;
     int local_size;
     int creator;       /* local rank 0: unlinks the name */
+    uint32_t node_flags;   /* copied from the header */
     int unlinked;
     char name[64];
 } empi_shm_segment_t;
@@ -50,10 +51,12 @@ size_t empi_shm_ring_bytes(size_t ring_size, size_t budget, int local_size);
  * Create (local rank 0) or open and map the segment. Collective: calls empi_boot_fence twice on every
  * rank, whatever happens, so a failure on one rank never leaves the others hanging in a fence.
  * `bulk_bytes` (0: none) is what the creator asks for; seg->bulk_bytes is what the node got.
+ * `node_flags` matters on the creator only: it is what every rank finds in seg->node_flags, so
+ * that a measurement taken by one process decides for the node (timings differ between processes).
  * On success every local rank's slot is filled in. Returns 0, or -1 with a message on stderr.
  */
 int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
-                            size_t bulk_bytes);
+                            size_t bulk_bytes, uint32_t node_flags);
 
 /* Local rank `l`'s cache line of counters for cooperative copies (8 words, zero at creation). */
 _Atomic uint64_t *empi_shm_segment_coop(const empi_shm_segment_t *seg, int l);

@@ -16,6 +16,9 @@
 #include "transport/shm/segment.h"
 #include "transport/transport.h"
 
+/* Bits of the segment's node_flags: what local rank 0 measured, for the whole node. */
+#define SHM_NODE_CMA_FAST 1u
+
 /* Packets taken from one ring per progress pass before moving on, so a chatty peer cannot starve others. */
 #define SHM_POLL_BURST 32
 
@@ -86,16 +89,19 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     empi_transport_shm.rndv_min = 0;
 
     /* Alone on the node: no segment, but the fences are collective over the world. */
-    if (local_size >= 2 && shm.cma_mode == 1 && !empi_cma_fast_enough())
-        shm.cma_mode = 0;
     if (local_size < 2) {
         empi_boot_fence();
         empi_boot_fence();
         return EMPI_OK;
     }
-    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes) != 0)
+    uint32_t probed = 0;
+    if (boot->local_rank == 0 && shm.cma_mode == 1 && empi_cma_fast_enough())
+        probed |= SHM_NODE_CMA_FAST;
+    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes, probed) != 0)
         return EMPI_ERROR;
     bulk_bytes = shm.seg.bulk_bytes;
+    if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST))
+        shm.cma_mode = 0;
 
     shm.local_of_world = malloc((size_t)boot->size * sizeof(int));
     shm.inbox_of_world = malloc((size_t)boot->size * sizeof(int));
