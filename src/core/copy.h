@@ -5,8 +5,10 @@
  * Why not memcpy: glibc copies 2 KiB .. 512 KiB with `rep movsb`, and on AMD Zen (this project's
  * machines) `rep movsb` reading cache lines that another core just wrote runs at about 2 GB/s, while
  * a plain loop of vector moves runs the same copy at 17-19 GB/s (measured: two processes streaming
- * 4 MiB through four 16 KiB slots). Below 2 KiB glibc uses vector moves anyway, so small
- * copies stay with memcpy, which the compiler can inline.
+ * 4 MiB through four 16 KiB slots); and from 4 KiB up to about 512 KiB it runs at 2 GB/s instead of
+ * 45 whenever dst - src is 1..31 modulo 4 KiB, even within one core. So every copy of message
+ * bytes goes through here. Below 2 KiB glibc uses vector moves anyway, so small copies stay with
+ * memcpy, which the compiler can inline.
  */
 #ifndef EMPI_COPY_H
 #define EMPI_COPY_H

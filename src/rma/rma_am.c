@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -510,7 +511,7 @@ static void on_answer(const am_hdr_t *h, const void *payload)
     am_track_t *k = (am_track_t *)(uintptr_t)h->cookie;
     if (h->am == AM_REPLY && h->len) {
         if (k->dt && k->dt->is_contig)
-            memcpy((char *)k->buf + k->dt->true_lb + h->stream, payload, (size_t)h->len);
+            empi_copy((char *)k->buf + k->dt->true_lb + h->stream, payload, (size_t)h->len);
         else
             empi_dt_unpack(k->buf, k->count, k->dt, (MPI_Count)h->stream, payload, (MPI_Count)h->len);
         k->remaining -= (MPI_Count)h->len;
@@ -557,7 +558,7 @@ static void am_deliver(int src, const void *pkt, size_t len)
         }
     }
     switch (h.am) {
-    case AM_PUT: memcpy(mem, payload, (size_t)h.len); break;
+    case AM_PUT: empi_copy(mem, payload, (size_t)h.len); break;
     case AM_GET: answer_get(w, &h, mem); break;
     case AM_ACC: apply_acc(w, &h, payload, mem); break;
     case AM_CAS: apply_cas(w, &h, payload, mem); break;

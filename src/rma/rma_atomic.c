@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "core/tunables.h"
 #include "rma/win.h"
 
@@ -111,7 +112,7 @@ void empi_rma_apply(const empi_op_t *op, const empi_datatype_t *elem, const void
     size_t es = (size_t)elem->size;
     if (!atomics) {   /* the caller holds the accumulate lock */
         if (fetch_)
-            memcpy(fetch_, t, (size_t)n * es);
+            empi_copy(fetch_, t, (size_t)n * es);
         empi_op_apply(op, in_, t, n, elem);
         return;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "coll/coll_algs.h"
+#include "core/copy.h"
 
 /* Byte span [lo, hi) of the receive buffer the blocks (rdispls/rcounts/rdts) cover. */
 static inline void empi_a2a_span(const empi_coll_args_t *a, int w, MPI_Aint *lo, MPI_Aint *hi)
@@ -33,7 +34,7 @@ static int empi_a2a_copy_poll(empi_sched_t *s, void *arg)
 {
     (void)s;
     void **x = arg;   /* {dst, src, len} */
-    memcpy(x[0], x[1], (size_t)(uintptr_t)x[2]);
+    empi_copy(x[0], x[1], (size_t)(uintptr_t)x[2]);
     return 1;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/copy.h"
 #include "core/tunables.h"
 #include "transport/net_select.h"
 #include "transport/ofi/ofi_internal.h"
@@ -228,7 +229,7 @@ static int ofi_am_send(int peer, const struct iovec *iov, int iovcnt)
     memcpy(wire, &h, sizeof h);
     size_t off = sizeof h;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(wire + off, iov[i].iov_base, iov[i].iov_len);
+        empi_copy(wire + off, iov[i].iov_base, iov[i].iov_len);
         off += iov[i].iov_len;
     }
     memset(wire + off, 0, pad);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "core/tunables.h"
 #include "transport/ofi/ofi_internal.h"
 
@@ -86,7 +87,7 @@ int empi_ofi_post_send(int peer, const void *wire, size_t len, int inject)
     if (!inject) {
         ofi_tx_t *tx = ctx;
         if (tx->buf != wire)
-            memcpy(tx->buf, wire, len);
+            empi_copy(tx->buf, wire, len);
         iov.iov_base = tx->buf;
         desc = empi_ofi_mr_desc(O.tx_mr);
     }
@@ -123,7 +124,7 @@ int empi_ofi_send_ctrl(int peer, void *pkt, size_t len)
     c->next = NULL;
     c->peer = peer;
     c->len = len;
-    memcpy(c->data, pkt, len);
+    empi_copy(c->data, pkt, len);
     if (O.ctrl_tail)
         O.ctrl_tail->next = c;
     else
@@ -166,7 +167,7 @@ static void defer(int src, const void *pkt, size_t len)
     d->next = NULL;
     d->src = src;
     d->len = len;
-    memcpy(d->data, pkt, len);
+    empi_copy(d->data, pkt, len);
     if (O.def_tail)
         O.def_tail->next = d;
     else

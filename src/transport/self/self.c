@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "transport/transport.h"
 
 typedef struct self_packet {
@@ -94,7 +95,7 @@ static int self_am_send(int peer, const struct iovec *iov, int iovcnt)
     }
     unsigned char *dst = p->data;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        empi_copy(dst, iov[i].iov_base, iov[i].iov_len);
         dst += iov[i].iov_len;
     }
     p->len = len;
@@ -127,7 +128,7 @@ static int self_get(int peer, void *local, const void *remote, size_t len)
 {
     if (peer != self_q.rank)
         return EMPI_ERROR;
-    memcpy(local, remote, len);
+    empi_copy(local, remote, len);
     return EMPI_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/tunables.h"
@@ -66,7 +67,7 @@ static void backlog_append(int peer, const struct iovec *frame, int n, size_t sk
             skip -= len;
             continue;
         }
-        memcpy(p->out + p->out_tail, (const char *)frame[i].iov_base + skip, len - skip);
+        empi_copy(p->out + p->out_tail, (const char *)frame[i].iov_base + skip, len - skip);
         p->out_tail += len - skip;
         skip = 0;
     }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/copy.h"
 #include "core/global.h"
 #include "core/tunables.h"
 #include "transport/net_addr.h"
@@ -260,8 +261,8 @@ static long recv_one(udp_hdr_t *h, const unsigned char **payload)
     } else if (len <= room) {
         *payload = target;
     } else {
-        memcpy(U.bounce, target, room);
-        memcpy(U.bounce + room, U.staging, len - room);
+        empi_copy(U.bounce, target, room);
+        empi_copy(U.bounce + room, U.staging, len - room);
         *payload = U.bounce;
     }
     return (long)len;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "transport/udp/udp_conn.h"
 
 #define UDP_RX_MASK (UDP_RX_SLOTS - 1)
@@ -30,7 +31,7 @@ static void hold_early(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const
     slot->data = malloc(len ? len : 1);
     if (!slot->data)
         return;
-    memcpy(slot->data, payload, len);
+    empi_copy(slot->data, payload, len);
     slot->len = (uint32_t)len;
     slot->pkt_len = h->pkt_len;
     slot->seq = h->seq;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "transport/udp/udp_conn.h"
 
 /* Reassembly buffers up to this size are kept for the next packet; larger ones are given back, so
@@ -71,7 +72,7 @@ int udp_reasm_push(udp_engine_t *e, udp_conn_t *c, uint8_t flags, uint32_t pkt_l
         return 0;
     }
     if (data != rx->buf + rx->fill)
-        memcpy(rx->buf + rx->fill, data, len);
+        empi_copy(rx->buf + rx->fill, data, len);
     rx->fill += len;
     if (!(flags & UDP_F_LAST))
         return 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/copy.h"
 #include "transport/udp/udp_conn.h"
 
 /* Segments the ring may hold for this peer: a full window plus a largest packet queued behind it. */
@@ -144,7 +145,7 @@ int udp_tx_send(udp_engine_t *e, udp_conn_t *c, const struct iovec *iov, int iov
         return EMPI_AGAIN;
     size_t off = 0;
     for (int i = 0; i < iovcnt; i++) {
-        memcpy(pkt->data + off, iov[i].iov_base, iov[i].iov_len);
+        empi_copy(pkt->data + off, iov[i].iov_base, iov[i].iov_len);
         off += iov[i].iov_len;
     }
     pkt->len = (uint32_t)len;
