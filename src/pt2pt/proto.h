@@ -55,6 +55,7 @@ typedef struct empi_hdr_rts {
 } empi_hdr_rts_t;
 
 #define EMPI_CTS_BULK 0x1       /* send the DATA packets on the transport's bulk channel */
+#define EMPI_CTS_STREAM 0x2     /* write their payload with the transport's stream_send */
 
 typedef struct empi_hdr_cts {
     uint8_t type;

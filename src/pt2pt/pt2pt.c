@@ -5,6 +5,7 @@
 #include "core/progress.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
+#include "pt2pt/stream_choice.h"
 
 empi_pt2pt_t empi_p2p;
 empi_datatype_t *empi_byte_type;
@@ -63,6 +64,7 @@ int empi_pt2pt_init(void)
     if (rc != MPI_SUCCESS)
         return rc;
     empi_byte_type = empi_datatype_get(MPI_BYTE);
+    empi_stream_reset();
     empi_progress_add_hook(empi_outq_progress);
     return MPI_SUCCESS;
 }

@@ -9,6 +9,7 @@
 #include "pt2pt/coop.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
+#include "pt2pt/stream_choice.h"
 
 #define EMPI_GET_BOUNCE 262144 /* single-copy reads into a noncontiguous buffer go through this */
 
@@ -94,8 +95,13 @@ static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_
     req->bulk = tp->bulk_max_packet != 0 && bytes >= empi_tunables.bulk_threshold;
     if (req->bulk)
         tp->bulk_expect(world_src, +1);
-    empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS, .flags = req->bulk ? EMPI_CTS_BULK : 0, .sreq = sreq,
+    req->stream = tp->stream_send ? empi_stream_choose(bytes) : 0;
+    empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS,
+                          .flags = (uint8_t)((req->bulk ? EMPI_CTS_BULK : 0) | (req->stream ? EMPI_CTS_STREAM : 0)),
+                          .sreq = sreq,
                           .rreq = (uint64_t)(uintptr_t)req};
+    if (tp->stream_send && bytes >= empi_tunables.shm_stream_min)
+        req->t_cts = PMPI_Wtime();
     empi_send_ctrl(world_src, &cts, sizeof cts);
 }
 
@@ -214,8 +220,11 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
     unpack_into(req, hdr->offset, hdr + 1, n);
     req->done_bytes += n;
     if (req->done_bytes >= req->bytes) {
+        empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
+        if (tp->stream_send && req->bytes >= empi_tunables.shm_stream_min)
+            empi_stream_learn(req->stream, req->bytes, PMPI_Wtime() - req->t_cts);
         if (req->bulk)
-            empi_p2p.peer_tp[req->world_peer]->bulk_expect(req->world_peer, -1);
+            tp->bulk_expect(req->world_peer, -1);
         empi_request_set_complete(req);
     }
 }
@@ -237,6 +246,7 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
         empi_request_t *req = (empi_request_t *)(uintptr_t)cts->sreq;
         req->remote_id = cts->rreq;
         req->proto_state = cts->flags & EMPI_CTS_BULK ? EMPI_SEND_DATA_BULK : EMPI_SEND_DATA;
+        req->stream = (cts->flags & EMPI_CTS_STREAM) != 0;
         if (empi_p2p.outq[req->world_peer].head || empi_send_push(req) == EMPI_AGAIN)
             empi_outq_push_req(req->world_peer, req);
         break;

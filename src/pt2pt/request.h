@@ -62,6 +62,8 @@ struct empi_request {
     int world_peer;
     int proto_state;
     int bulk;               /* rendezvous receive whose data comes on the bulk channel */
+    int stream;             /* rendezvous whose data is written with non-temporal stores */
+    double t_cts;           /* rendezvous receive: when the CTS went (pt2pt/stream_choice.c) */
     void *tmp;              /* packed copy of a noncontiguous or buffered send */
     struct empi_unexpected *msg;  /* matched-probed message (MPI_Mprobe) */
 

@@ -112,8 +112,9 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
 {
     int (*send)(int, const struct iovec *, int) = bulk ? tp->bulk_send : tp->am_send;
     size_t chunk = (bulk ? tp->bulk_max_packet : tp->max_packet) - sizeof(empi_hdr_data_t);
-    if (chunk > empi_tunables.rndv_chunk)
-        chunk = empi_tunables.rndv_chunk;
+    size_t cap = tp->data_chunk ? tp->data_chunk : empi_tunables.rndv_chunk;
+    if (chunk > cap)
+        chunk = cap;
     if (chunk >= 8192)
         chunk &= ~(size_t)4095;   /* whole pages: chunks of a page-aligned buffer stay aligned */
     int contig = msg_is_contig(req);
@@ -124,7 +125,8 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
         int rc;
         if (contig) {
             iov[1].iov_base = (char *)contig_base(req) + req->done_bytes;
-            rc = send(req->world_peer, iov, 2);
+            rc = req->stream && tp->stream_send ? tp->stream_send(req->world_peer, bulk, iov, 2)
+                                                : send(req->world_peer, iov, 2);
         } else {
             rc = send_packed(req, tp, bulk, iov, req->done_bytes, n);
         }

@@ -41,6 +41,8 @@ struct empi_transport {
     /* Messages of at least this many bytes go by rendezvous even below the eager limit, because
        get() moves them in one copy where eager takes two (0: only the eager limit decides). */
     size_t rndv_min;
+    /* Most payload bytes of one rendezvous DATA packet (0: EMPI_RNDV_CHUNK decides). */
+    size_t data_chunk;
 
     /*
      * Set up for the job described by `boot`; may use the bootstrap key-value exchange (collective
@@ -71,6 +73,10 @@ struct empi_transport {
      */
     size_t bulk_max_packet;
     int (*bulk_send)(int peer, const struct iovec *iov, int iovcnt);
+    /* Optional: as am_send (bulk_send when `bulk`) of a header iov[0] and payload iov[1], with the
+       payload written by non-temporal stores, so the receiver reads it from memory instead of
+       from this core's cache (pt2pt/stream_choice.c says when that pays). */
+    int (*stream_send)(int peer, int bulk, const struct iovec *iov, int iovcnt);
     void (*bulk_expect)(int peer, int delta);
 
     /*

@@ -87,6 +87,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     empi_transport_shm.bulk_max_packet = 0;
     empi_transport_shm.has_get = 0;
     empi_transport_shm.rndv_min = 0;
+    empi_transport_shm.data_chunk = empi_tunables.shm_rndv_chunk;
 
     /* Alone on the node: no segment, but the fences are collective over the world. */
     if (local_size < 2) {
@@ -211,11 +212,12 @@ static int shm_progress(void)
 
 /*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst) writes in place (none when
- * fill is NULL). `bulk` and whether there is a fill are constants at each call site, so the hot
- * path compiles to a plain copy into the ring.
+ * fill is NULL); with `stream`, the last iovec is written with non-temporal stores. `bulk`,
+ * `stream` and whether there is a fill are constants at each call site, so the hot path compiles
+ * to a plain copy into the ring.
  */
 static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
-                              void (*fill)(void *arg, void *dst), void *arg)
+                              void (*fill)(void *arg, void *dst), void *arg, int stream)
 {
     size_t len = fill_len;
     for (int i = 0; i < iovcnt; i++)
@@ -229,7 +231,12 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     unsigned char *dst = empi_ring_reserve(tx, len, &slot);
     if (!dst)
         return EMPI_AGAIN;
-    dst = empi_ring_copy_iov(dst, iov, iovcnt);
+    if (stream && iov[iovcnt - 1].iov_len >= EMPI_COPY_VECTOR_MIN) {
+        dst = empi_ring_copy_iov(dst, iov, iovcnt - 1);
+        empi_copy_stream(dst, iov[iovcnt - 1].iov_base, iov[iovcnt - 1].iov_len);
+    } else {
+        dst = empi_ring_copy_iov(dst, iov, iovcnt);
+    }
     if (fill)
         fill(arg, dst);
     empi_ring_commit(tx, &slot);
@@ -239,17 +246,23 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
 static int shm_send_fill(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
                          void (*fill)(void *arg, void *dst), void *arg)
 {
-    return send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg);
+    return send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg, 0);
 }
 
 static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
 {
-    return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL);
+    return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 0);
 }
 
 static int shm_bulk_send(int peer, const struct iovec *iov, int iovcnt)
 {
-    return send_packet(peer, 1, iov, iovcnt, 0, NULL, NULL);
+    return send_packet(peer, 1, iov, iovcnt, 0, NULL, NULL, 0);
+}
+
+static int shm_stream_send(int peer, int bulk, const struct iovec *iov, int iovcnt)
+{
+    return bulk ? send_packet(peer, 1, iov, iovcnt, 0, NULL, NULL, 1)
+                : send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 1);
 }
 
 static void shm_bulk_expect(int peer, int delta)
@@ -298,6 +311,7 @@ empi_transport_t empi_transport_shm = {
     .progress = shm_progress,
     .am_send = shm_am_send,
     .bulk_send = shm_bulk_send,
+    .stream_send = shm_stream_send,
     .send_fill = shm_send_fill,
     .bulk_expect = shm_bulk_expect,
     .get = shm_get,
