@@ -75,6 +75,12 @@ static int rndv_get(empi_request_t *req, int world_src, uint64_t addr, uint64_t 
     return 0;
 }
 
+/* Rendezvous receives whose transfer time teaches the choice of streamed ring copies. */
+static int stream_timed(const empi_transport_t *tp, uint64_t bytes)
+{
+    return tp->stream_send && bytes >= empi_tunables.shm_stream_min;
+}
+
 static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_t bytes, uint64_t addr,
                       int flags)
 {
@@ -100,7 +106,7 @@ static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_
                           .flags = (uint8_t)((req->bulk ? EMPI_CTS_BULK : 0) | (req->stream ? EMPI_CTS_STREAM : 0)),
                           .sreq = sreq,
                           .rreq = (uint64_t)(uintptr_t)req};
-    if (tp->stream_send && bytes >= empi_tunables.shm_stream_min)
+    if (stream_timed(tp, bytes))
         req->t_cts = PMPI_Wtime();
     empi_send_ctrl(world_src, &cts, sizeof cts);
 }
@@ -221,7 +227,7 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
     req->done_bytes += n;
     if (req->done_bytes >= req->bytes) {
         empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
-        if (tp->stream_send && req->bytes >= empi_tunables.shm_stream_min)
+        if (stream_timed(tp, req->bytes))
             empi_stream_learn(req->stream, req->bytes, PMPI_Wtime() - req->t_cts);
         if (req->bulk)
             tp->bulk_expect(req->world_peer, -1);

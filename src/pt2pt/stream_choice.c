@@ -5,7 +5,7 @@
  * (a cache line crosses in about 100 ns on this machine's good days) that beats anything, but
  * when the hypervisor has put them far apart (450-500 ns a line, for minutes at a time) every
  * line crosses slowly, and writing the ring with non-temporal stores, so that the receiver reads
- * it from memory instead, is 2-3x faster from 256 KiB; on close cores it is 1.2-1.6x slower.
+ * it from memory instead, is 2-3x faster from 64 KiB; on close cores it is 1.2-1.6x slower.
  * Neither choice is safe, so the receiver measures: each message from EMPI_SHM_STREAM_MIN bytes
  * times its transfer (CTS to last byte), per power-of-two size class and per way, and asks for
  * the way that has been cheaper per byte, trying the other one every 16th message of the class
@@ -20,8 +20,7 @@
 #define CLASSES 48
 #define EXPLORE_CLOSE 16   /* try the other way every this many messages while the two are close */
 #define EXPLORE_FAR 64     /* ... and this many once it has been 1.5x worse */
-
-#define FIRST_SAMPLES 3      /* per way and class, alternated, before either is trusted */
+#define FIRST_SAMPLES 3    /* per way and class, alternated, before either is trusted */
 
 static struct {
     int mode;                   /* 0 off, 1 learn, 2 always */

@@ -118,15 +118,21 @@ static int acc_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
         empi_win_spin_acquire(d->acc_lock);
         d->locked = 1;
     }
-    size_t need = (size_t)len * (op->rbuf ? 2 : 1);
-    if (grow_scratch(d, need) != 0)
+    /* Contiguous origin and result buffers are used in place: a counter update costs no copy. */
+    int pack_in = op->op->handle != MPI_NO_OP && !op->odt->is_contig;
+    int unpack_out = op->rbuf && !op->rdt->is_contig;
+    size_t need = (size_t)len * (size_t)(pack_in + unpack_out);
+    if (need && grow_scratch(d, need) != 0)
         return MPI_ERR_NO_MEM;
-    const char *in = d->scratch;
-    if (op->op->handle != MPI_NO_OP)
+    const char *in = (const char *)op->obuf + op->odt->true_lb + s;
+    if (pack_in) {
         empi_dt_pack(op->obuf, op->ocount, op->odt, s, d->scratch, len);
-    char *fetch = op->rbuf ? d->scratch + len : NULL;
+        in = d->scratch;
+    }
+    char *fetch = !op->rbuf ? NULL : unpack_out ? d->scratch + (pack_in ? len : 0)
+                                                : (char *)op->rbuf + op->rdt->true_lb + s;
     empi_rma_apply(op->op, op->elem, in, t, fetch, len / op->elem->size, atomics);
-    if (fetch)
+    if (unpack_out)
         empi_dt_unpack(op->rbuf, op->rcount, op->rdt, s, fetch, len);
     return 0;
 }
@@ -166,7 +172,8 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
         if (p->atomics && empi_rma_atomic_ok(op->elem, NULL) && !empi_rma_acc_bulk(op->bytes)) {
             empi_win_acc_shared_acquire(d.acc_lock);
             d.shared = 1;
-            rc = empi_dt_runs(op->tcount, op->tdt, acc_run, &d);
+            rc = op->tdt->is_contig ? acc_run(&d, op->tdt->true_lb, 0, op->bytes)
+                                    : empi_dt_runs(op->tcount, op->tdt, acc_run, &d);
         } else {
             empi_win_spin_acquire(d.acc_lock);
             d.locked = 1;
