@@ -5,7 +5,7 @@
  * (a cache line crosses in about 100 ns on this machine's good days) that beats anything, but
  * when the hypervisor has put them far apart (450-500 ns a line, for minutes at a time) every
  * line crosses slowly, and writing the ring with non-temporal stores, so that the receiver reads
- * it from memory instead, is 2-3x faster from 64 KiB; on close cores it is 1.2-1.6x slower.
+ * it from memory instead, is 2-3x faster from 32 KiB; on close cores it is 1.2-1.6x slower.
  * Neither choice is safe, so the receiver measures: each message from EMPI_SHM_STREAM_MIN bytes
  * times its transfer (CTS to last byte), per power-of-two size class and per way, and asks for
  * the way that has been cheaper per byte, trying the other one every 16th message of the class
