@@ -87,15 +87,22 @@ static int segment_still_named(const char *jobid)
     return found;
 }
 
-/* What the creator measured decides for the node: every rank offers its own flags, and every rank
-   must find local rank 0's. */
-static void check_node_flags(const char *jobid)
+/* This process as one rank of a single-node job named jobid + suffix. */
+static empi_boot_info_t boot_info(const char *jobid, const char *suffix)
 {
     empi_boot_info_t boot = {0};
     boot.rank = boot.local_rank = my_rank;
     boot.size = boot.local_size = nprocs;
     boot.num_nodes = 1;
-    snprintf(boot.jobid, sizeof boot.jobid, "%.24sf", jobid);
+    snprintf(boot.jobid, sizeof boot.jobid, "%.24s%s", jobid, suffix);
+    return boot;
+}
+
+/* What the creator measured decides for the node: every rank offers its own flags, and every rank
+   must find local rank 0's. */
+static void check_node_flags(const char *jobid)
+{
+    empi_boot_info_t boot = boot_info(jobid, "f");
     empi_shm_segment_t seg;
     UCHECK(empi_shm_segment_attach(&seg, &boot, 8192, 0, 0x100u + (uint32_t)my_rank) == 0, "attach");
     UCHECK(seg.node_flags == 0x100u, "rank %d sees node flags %#x, creator gave 0x100", my_rank,
@@ -105,11 +112,7 @@ static void check_node_flags(const char *jobid)
 
 static void run_rank(const char *jobid)
 {
-    empi_boot_info_t boot = {0};
-    boot.rank = boot.local_rank = my_rank;
-    boot.size = boot.local_size = nprocs;
-    boot.num_nodes = 1;
-    snprintf(boot.jobid, sizeof boot.jobid, "%s", jobid);
+    empi_boot_info_t boot = boot_info(jobid, "");
     UCHECK(empi_transport_shm.init(&boot, on_packet) == EMPI_OK, "init");
     empi_boot_fence();  /* local rank 0 unlinks on its way out of init */
     UCHECK(!segment_still_named(jobid), "segment not unlinked after init");
