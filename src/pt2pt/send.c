@@ -1,9 +1,11 @@
 /* The sending side of the protocols: choose eager or rendezvous, and push packets out. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/tunables.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
+#include "pt2pt/stream_choice.h"
 
 void empi_send_complete(empi_request_t *req)
 {
@@ -49,6 +51,13 @@ static int send_packed(empi_request_t *req, empi_transport_t *tp, int bulk, cons
     return (bulk ? tp->bulk_send : tp->am_send)(req->world_peer, iov, 2);
 }
 
+/* Whether `peer` asked for eager payloads streamed into the ring (pt2pt/stream_choice.h). */
+static int peer_wants_stream(empi_transport_t *tp, int peer)
+{
+    return tp->stream_send && tp->shared_line &&
+           atomic_load_explicit(&tp->shared_line(peer)[EMPI_STREAM_LINE_WORD], memory_order_relaxed);
+}
+
 /* One eager packet: header plus the whole message, packed if the type is not contiguous. */
 static int push_eager(empi_request_t *req, empi_transport_t *tp)
 {
@@ -69,6 +78,9 @@ static int push_eager(empi_request_t *req, empi_transport_t *tp)
     int rc;
     if (req->bytes && !msg_is_contig(req)) {
         rc = send_packed(req, tp, 0, iov, 0, req->bytes);
+    } else if (req->bytes >= EMPI_STREAM_EAGER_MIN && peer_wants_stream(tp, req->world_peer)) {
+        iov[1].iov_base = (void *)contig_base(req);
+        rc = tp->stream_send(req->world_peer, 0, iov, 2);
     } else {
         if (req->bytes)
             iov[1].iov_base = (void *)contig_base(req);

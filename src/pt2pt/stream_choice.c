@@ -59,6 +59,15 @@ int empi_stream_choose(uint64_t bytes)
     return ++sc.seen[c] % period == 0 ? !best : best;
 }
 
+int empi_stream_small_choice(void)
+{
+    if (sc.mode != 1)
+        return sc.mode == 2;
+    int c = size_class(empi_tunables.shm_stream_min);
+    const unsigned *n = sc.samples[c];
+    return n[0] >= FIRST_SAMPLES && n[1] >= FIRST_SAMPLES && sc.cost[c][1] < sc.cost[c][0];
+}
+
 void empi_stream_learn(int streamed, uint64_t bytes, double secs)
 {
     if (sc.mode != 1 || bytes == 0 || secs <= 0)

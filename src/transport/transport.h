@@ -98,8 +98,9 @@ struct empi_transport {
      * Optional (NULL: none), for cooperative single copies (pt2pt/coop.c), where both processes of
      * a pair copy parts of one message at once: put is get's other direction, a single-copy write
      * into `peer`'s memory (EMPI_OK or EMPI_ERROR); shared_line(owner) is a cache line of 8 words
-     * that this process and every peer get() reaches can update atomically, one per process
-     * (`owner`: this process's world rank or such a peer's).
+     * that this process and every peer this transport reaches can update atomically, one per
+     * process (`owner`: this process's world rank or such a peer's; pt2pt/stream_choice.h also
+     * keeps a word there).
      */
     int (*put)(int peer, const void *local, void *remote, size_t len);
     _Atomic uint64_t *(*shared_line)(int owner);

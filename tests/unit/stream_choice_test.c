@@ -1,7 +1,8 @@
 /*
  * The receiver's choice between cached and streamed ring copies (pt2pt/stream_choice.c): both
  * ways measured first, the cheaper one kept with the other retried now and then, a change of
- * costs followed, one bad sample not believed, and the off/on settings and the size floor obeyed.
+ * costs followed, one bad sample not believed, the choice for eager payloads taken from the
+ * smallest class, and the off/on settings and the size floor obeyed.
  */
 #include <stdlib.h>
 
@@ -56,11 +57,17 @@ int main(void)
     UCHECK(streamed >= 290 && streamed <= 310, "streamed %d of 320 at close costs", streamed);
     /* size classes learn apart: a 64 KiB class starts its own warm-up */
     UCHECK(empi_stream_choose(64 * 1024) == 0, "new class starts cached");
+    /* eager payloads follow the smallest class (EMPI_SHM_STREAM_MIN's), once both ways are known */
+    UCHECK(empi_stream_small_choice() == 0, "small choice before the small class was measured");
+    run(6, 20000, 2e-10, 1e-10);
+    UCHECK(empi_stream_small_choice() == 1, "small class cheaper streamed, choice %d", empi_stream_small_choice());
+    run(40, 20000, 1e-10, 2e-10);
+    UCHECK(empi_stream_small_choice() == 0, "small class cheaper cached again, choice %d", empi_stream_small_choice());
 
     load("off");
-    UCHECK(run(50, MB, 9e-10, 1e-10) == 0, "off streams nothing");
+    UCHECK(run(50, MB, 9e-10, 1e-10) == 0 && !empi_stream_small_choice(), "off streams nothing");
     load("on");
-    UCHECK(run(50, MB, 1e-10, 9e-10) == 50, "on streams everything");
+    UCHECK(run(50, MB, 1e-10, 9e-10) == 50 && empi_stream_small_choice(), "on streams everything");
     UCHECK(empi_stream_choose(1024) == 0, "on, below the floor");
     puts("stream_choice_test: ok");
     return 0;
