@@ -7,7 +7,7 @@
 #include "core/tunables.h"
 #include "transport/transport.h"
 
-#define EMPI_MAX_PROGRESS_HOOKS 8
+#define EMPI_MAX_PROGRESS_HOOKS 16
 /* A sleeping process wakes at least this often, in case work arrived that no descriptor signals. */
 #define EMPI_WAIT_SAFETY_MS 100
 

@@ -66,6 +66,7 @@ int empi_pt2pt_init(void)
     empi_byte_type = empi_datatype_get(MPI_BYTE);
     empi_stream_reset();
     empi_progress_add_hook(empi_outq_progress);
+    empi_stream_start();
     return MPI_SUCCESS;
 }
 

@@ -1,5 +1,4 @@
 /* The receiving side: match arriving packets to posted receives, run rendezvous, and complete. */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,19 +79,6 @@ static int rndv_get(empi_request_t *req, int world_src, uint64_t addr, uint64_t 
 static int stream_timed(const empi_transport_t *tp, uint64_t bytes)
 {
     return tp->stream_send && bytes >= empi_tunables.shm_stream_min;
-}
-
-/* Tell this rank's senders, through its shared line, whether to stream eager payloads to it:
-   written only when the choice changes, read by every eager send of 4 KiB or more (send.c). */
-static void publish_small_choice(empi_transport_t *tp)
-{
-    static int published;   /* the line starts zeroed: cached copies */
-    int choice = empi_stream_small_choice();
-    if (choice == published || !tp->shared_line)
-        return;
-    atomic_store_explicit(&tp->shared_line(empi_g.boot.rank)[EMPI_STREAM_LINE_WORD], (uint64_t)choice,
-                          memory_order_relaxed);
-    published = choice;
 }
 
 static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_t bytes, uint64_t addr,
@@ -243,7 +229,7 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
         empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
         if (stream_timed(tp, req->bytes)) {
             empi_stream_learn(req->stream, req->bytes, PMPI_Wtime() - req->t_cts);
-            publish_small_choice(tp);
+            empi_stream_publish();
         }
         if (req->bulk)
             tp->bulk_expect(req->world_peer, -1);

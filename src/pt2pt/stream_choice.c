@@ -24,6 +24,9 @@
 
 static struct {
     int mode;                   /* 0 off, 1 learn, 2 always */
+    _Atomic uint64_t *line;     /* this process's shared line, if a transport gives it one */
+    int published;              /* its EMPI_STREAM_LINE_WORD as last written */
+    int far;                    /* the beacon finds the neighbour's core far (stream_beacon.c) */
     double cost[CLASSES][2];    /* seconds per byte: least of the first samples, then a moving average */
     unsigned samples[CLASSES][2];
     unsigned seen[CLASSES];
@@ -82,4 +85,30 @@ void empi_stream_learn(int streamed, uint64_t bytes, double secs)
         *cost = *cost == 0 || per_byte < *cost ? per_byte : *cost;
     else
         *cost += ((per_byte < 2 * *cost ? per_byte : 2 * *cost) - *cost) / 4;
+}
+
+int empi_stream_learning(void)
+{
+    return sc.mode == 1;
+}
+
+void empi_stream_set_line(_Atomic uint64_t *line)
+{
+    sc.line = line;
+    empi_stream_publish();
+}
+
+void empi_stream_set_far(int far)
+{
+    sc.far = far;
+    empi_stream_publish();
+}
+
+void empi_stream_publish(void)
+{
+    int want = empi_stream_small_choice() || (sc.mode == 1 && sc.far);
+    if (!sc.line || want == sc.published)
+        return;
+    atomic_store_explicit(&sc.line[EMPI_STREAM_LINE_WORD], (uint64_t)want, memory_order_relaxed);
+    sc.published = want;
 }

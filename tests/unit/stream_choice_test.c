@@ -64,6 +64,20 @@ int main(void)
     run(40, 20000, 1e-10, 2e-10);
     UCHECK(empi_stream_small_choice() == 0, "small class cheaper cached again, choice %d", empi_stream_small_choice());
 
+    /* what reaches the senders: the small choice, or far cores (the beacon), in the line's word */
+    load("auto");
+    _Atomic uint64_t line[8] = {0};
+    empi_stream_set_line(line);
+    UCHECK(line[EMPI_STREAM_LINE_WORD] == 0, "nothing learnt, nothing asked");
+    empi_stream_set_far(1);
+    UCHECK(line[EMPI_STREAM_LINE_WORD] == 1, "far cores: eager payloads streamed");
+    empi_stream_set_far(0);
+    UCHECK(line[EMPI_STREAM_LINE_WORD] == 0, "close again: cached");
+    run(6, 20000, 2e-10, 1e-10);
+    empi_stream_publish();
+    UCHECK(line[EMPI_STREAM_LINE_WORD] == 1, "small class cheaper streamed: published");
+    empi_stream_set_line(NULL);
+
     load("off");
     UCHECK(run(50, MB, 9e-10, 1e-10) == 0 && !empi_stream_small_choice(), "off streams nothing");
     load("on");
