@@ -66,11 +66,6 @@ void empi_copy_stream_isa(void *dst, const void *src, size_t n, int avx2)
     _mm_sfence();
 }
 
-void empi_copy_stream(void *dst, const void *src, size_t n)
-{
-    empi_copy_stream_isa(dst, src, n, 1);
-}
-
 int empi_cpu_has_avx2(void)
 {
     static int avx2 = -1;
@@ -87,11 +82,6 @@ void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
         copy_sse2(dst, src, n);
 }
 
-void empi_copy_vector(void *dst, const void *src, size_t n)
-{
-    empi_copy_vector_isa(dst, src, n, 1);
-}
-
 #else
 
 int empi_cpu_has_avx2(void)
@@ -105,20 +95,20 @@ void empi_copy_stream_isa(void *dst, const void *src, size_t n, int avx2)
     memcpy(dst, src, n);
 }
 
-void empi_copy_stream(void *dst, const void *src, size_t n)
-{
-    memcpy(dst, src, n);
-}
-
 void empi_copy_vector_isa(void *dst, const void *src, size_t n, int avx2)
 {
     (void)avx2;
     memcpy(dst, src, n);
 }
 
-void empi_copy_vector(void *dst, const void *src, size_t n)
+#endif
+
+void empi_copy_stream(void *dst, const void *src, size_t n)
 {
-    memcpy(dst, src, n);
+    empi_copy_stream_isa(dst, src, n, 1);
 }
 
-#endif
+void empi_copy_vector(void *dst, const void *src, size_t n)
+{
+    empi_copy_vector_isa(dst, src, n, 1);
+}

@@ -5,8 +5,8 @@
  * source, the monotonic clock future events would be stamped with, in nanoseconds.
  */
 #include <stdint.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/global.h"
 #include "core/info.h"
 #include "mpit/mpit.h"
@@ -179,8 +179,6 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
         return empi_mpit_exit(MPI_T_ERR_INVALID_INDEX);
     if (!timestamp)
         return empi_mpit_exit(MPI_T_ERR_INVALID);
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    *timestamp = (MPI_Count)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    *timestamp = (MPI_Count)empi_now_ns();
     return empi_mpit_exit(MPI_SUCCESS);
 }

@@ -16,8 +16,8 @@
 #include "pt2pt/stream_choice.h"
 
 #include <stdatomic.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/pt2pt_internal.h"
@@ -34,13 +34,6 @@ static struct {
     unsigned ntrips, passes;
     int far;
 } bc;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void record_trip(uint64_t trip)
 {
@@ -60,13 +53,13 @@ static int beacon_poll(void)
 {
     uint64_t seen = atomic_load_explicit(bc.theirs, memory_order_relaxed);
     if (seen != bc.last_seen) {
-        uint64_t t = now_ns();
+        uint64_t t = empi_now_ns();
         if (bc.last_seen && t > seen)
             record_trip(t - seen);
         bc.last_seen = seen;
     }
     if (++bc.passes % BEACON_CHECK_EVERY == 0) {
-        uint64_t t = now_ns();
+        uint64_t t = empi_now_ns();
         if (t - bc.last_sent >= BEACON_PERIOD_NS) {
             atomic_store_explicit(bc.mine, t, memory_order_relaxed);
             bc.last_sent = t;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/copy.h"
 #include "core/tunables.h"
 #include "transport/net_select.h"
@@ -20,13 +20,6 @@
 #define OFI_LINGER_NS 20000000
 
 ofi_state_t O;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int ofi_reaches(int peer)
 {
@@ -247,7 +240,7 @@ static size_t ofi_pending(void)
 {
     if (!O.up)
         return 0;
-    uint64_t now = now_ns();
+    uint64_t now = empi_now_ns();
     if (!O.drain_deadline)
         O.drain_deadline = now + OFI_DRAIN_NS;
     return now < O.drain_deadline ? O.inflight + (O.ctrl_head != NULL) : 0;
@@ -275,7 +268,7 @@ static void closing_handshake(void)
         }
         if (everyone)
             return;
-        for (uint64_t start = now_ns(); now_ns() - start < OFI_LINGER_NS;)
+        for (uint64_t start = empi_now_ns(); empi_now_ns() - start < OFI_LINGER_NS;)
             empi_ofi_poll();
     }
 }

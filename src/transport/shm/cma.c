@@ -31,9 +31,10 @@ static double seconds(void)
 /*
  * Best of many timings each after an untimed round, so neither a preemption, nor a first touch,
  * nor a core still at a low clock (this runs within milliseconds of the process starting; with 5
- * rounds the verdict flipped between runs) decides. It costs local rank 0 about 2 ms. Both buffers are page aligned: the baseline must not depend on where malloc puts them
- * (glibc's memcpy runs 20x slower on AMD Zen when dst - src is 1..31 modulo 4 KiB, which once made
- * CMA look fast here in some processes and slow in others).
+ * rounds the verdict flipped between runs) decides. It costs local rank 0 about 2 ms. Both
+ * buffers are page aligned: the baseline must not depend on where malloc puts them (glibc's
+ * memcpy runs 20x slower on AMD Zen when dst - src is 1..31 modulo 4 KiB, which once made CMA look
+ * fast here in some processes and slow in others).
  */
 int empi_cma_fast_enough(void)
 {

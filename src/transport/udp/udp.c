@@ -16,9 +16,9 @@
 #include <string.h>
 #include <netinet/udp.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/copy.h"
 #include "core/global.h"
 #include "core/tunables.h"
@@ -49,13 +49,6 @@ static struct {
     udp_conn_t *guess;             /* conn whose reassembly buffer the next datagram likely fills */
     unsigned char *staging, *bounce;
 } U;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Loss injection (EMPI_UDP_DROP_RATE): xorshift, seeded per rank so runs are repeatable. */
 static int drop_this(void)
@@ -303,7 +296,7 @@ static int on_datagram(const udp_hdr_t *h, const unsigned char *payload, size_t 
     if (h->job != U.eng.job || h->src >= (uint32_t)U.size || U.conns[h->src].peer < 0)
         return 0;
     if (!*clock_read) {
-        U.eng.now = now_ns();
+        U.eng.now = empi_now_ns();
         *clock_read = 1;
     }
     udp_conn_t *c = &U.conns[h->src];
@@ -350,7 +343,7 @@ static int udp_progress(void)
     }
     if (U.eng.active) {
         if (!clock_read)
-            U.eng.now = now_ns();
+            U.eng.now = empi_now_ns();
         udp_engine_poll_timers(&U.eng);
     }
     U.in_progress = 0;
@@ -364,7 +357,7 @@ static int udp_am_send(int peer, const struct iovec *iov, int iovcnt)
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    U.eng.now = now_ns();
+    U.eng.now = empi_now_ns();
     return udp_tx_send(&U.eng, &U.conns[peer], iov, iovcnt, len);
 }
 
