@@ -65,7 +65,7 @@ static int check_op(const char *fn, empi_comm_t *c, MPI_Op h, empi_datatype_t *d
     *op = empi_op_get(h);
     if (!*op)
         return empi_err_comm(c, MPI_ERR_OP, "%s: invalid operation handle %p", fn, (void *)h);
-    if (empi_op_check(*op, dt) != MPI_SUCCESS)
+    if (empi_op_check_reduce(*op, dt) != MPI_SUCCESS)
         return empi_err_comm(c, MPI_ERR_OP, "%s: the operation is not defined on datatype %s", fn,
                              dt->name[0] ? dt->name : "(derived)");
     return MPI_SUCCESS;

@@ -17,8 +17,19 @@ typedef struct empi_op {
 
 empi_op_t *empi_op_get(MPI_Op h);   /* NULL when invalid (MPI_OP_NULL included) */
 
-/* MPI_SUCCESS, or MPI_ERR_OP when `op` is not defined on `dt`. */
+/* MPI_SUCCESS, or MPI_ERR_OP when `op` is not defined on `dt` (MPI_REPLACE and MPI_NO_OP pass: RMA). */
 int empi_op_check(const empi_op_t *op, const empi_datatype_t *dt);
+
+/* empi_op_check for reductions (collectives, MPI_Reduce_local): MPI_REPLACE and MPI_NO_OP belong
+   to one-sided accumulates only (MPI 4.1 12.3.4) and are MPI_ERR_OP here. */
+int empi_op_check_reduce(const empi_op_t *op, const empi_datatype_t *dt);
+
+/* inout[i] = in[i] op inout[i] over n elements of a basic kind laid out as a C array. */
+typedef void (*empi_op_kernel_t)(const void *in, void *inout, MPI_Count n);
+
+/* The kernel of a predefined arithmetic, logical or bitwise `op` on dt's basic elements, NULL
+   for every other op (user, MINLOC/MAXLOC, REPLACE, NO_OP) or a combination the standard forbids. */
+empi_op_kernel_t empi_op_kernel_of(const empi_op_t *op, const empi_datatype_t *dt);
 
 /*
  * inout[i] = in[i] op inout[i] for count elements of dt (the standard's order: the left operand

@@ -82,7 +82,7 @@ static int reduce_local(const char *fname, const void *inbuf, void *inoutbuf, MP
         return empi_err_noobj(rc, "%s: %s", fname, why);
     if (count > 0 && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
         return empi_err_noobj(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed", fname);
-    if (empi_op_check(o, dt) != MPI_SUCCESS)
+    if (empi_op_check_reduce(o, dt) != MPI_SUCCESS)
         return empi_err_noobj(MPI_ERR_OP, "%s: the operation is not defined for datatype %s", fname,
                               dt->name[0] ? dt->name : "(derived)");
     rc = empi_op_apply(o, inbuf, inoutbuf, count, dt);

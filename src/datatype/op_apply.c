@@ -66,6 +66,20 @@ int empi_op_check(const empi_op_t *op, const empi_datatype_t *dt)
     return empi_op_kernel(opi, dt->basic) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
+empi_op_kernel_t empi_op_kernel_of(const empi_op_t *op, const empi_datatype_t *dt)
+{
+    if (!op->predefined || dt->basic == EMPI_BASIC_NONE || empi_basic_is_pair(dt->basic))
+        return NULL;
+    return empi_op_kernel(op_index(op), dt->basic);
+}
+
+int empi_op_check_reduce(const empi_op_t *op, const empi_datatype_t *dt)
+{
+    if (op->predefined && (op_index(op) == EMPI_OPI_REPLACE || op_index(op) == EMPI_OPI_NO_OP))
+        return MPI_ERR_OP;
+    return empi_op_check(op, dt);
+}
+
 static void call_user(const empi_op_t *op, const void *in, void *inout, MPI_Count count,
                       const empi_datatype_t *dt)
 {

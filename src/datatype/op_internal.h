@@ -16,8 +16,6 @@ enum {
     EMPI_OPI_SLOTS = 0x1e
 };
 
-/* inout[i] = in[i] op inout[i] over n elements of a basic kind laid out as a C array. */
-typedef void (*empi_op_kernel_t)(const void *in, void *inout, MPI_Count n);
 /*
  * MINLOC/MAXLOC over n pairs `stride` bytes apart, value at offset 0 and index at `ioff`
  * (the C struct layout for predefined pair types, the packed layout for derived ones).

@@ -185,6 +185,9 @@ static void kind_info(empi_basic_t b, ctag_t *tag, int *cls)
     *tag = T_NONE;
     *cls = 0;
     switch (b) {
+    /* MPI_CHAR is not in the standard's C integer group, but MPICH and Open MPI reduce it as one
+       and the OSU micro-benchmarks accumulate and reduce MPI_CHAR with MPI_SUM by default. */
+    case EMPI_BASIC_CHAR: *tag = (char)-1 < 0 ? T_I8 : T_U8, *cls = CLS_CINT; break;
     case EMPI_BASIC_SCHAR: *tag = T_I8, *cls = CLS_CINT; break;
     case EMPI_BASIC_UCHAR: *tag = T_U8, *cls = CLS_CINT; break;
     case EMPI_BASIC_SHORT: *tag = int_tag(sizeof(short), 1), *cls = CLS_CINT; break;

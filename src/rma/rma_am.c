@@ -418,7 +418,7 @@ static void apply_acc(empi_win_t *w, const am_hdr_t *h, const void *payload, cha
     if (!elem || !op)
         empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: bad element type or op");
     empi_win_peer_t *me = &w->peers[w->rank];
-    int atomics = me->atomics && empi_rma_atomic_ok(elem, mem) && !empi_rma_acc_bulk((MPI_Count)h->len);
+    int atomics = me->atomics && empi_rma_atomic_ok(elem, mem) && !empi_rma_acc_bulk((MPI_Count)h->len, elem);
     void *fetch = (h->flags & AM_FETCH) ? malloc((size_t)h->len + 1) : NULL;
     if ((h->flags & AM_FETCH) && !fetch)
         empi_fatal(MPI_ERR_NO_MEM, "out of memory answering an RMA get-accumulate");

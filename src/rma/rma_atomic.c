@@ -25,7 +25,7 @@ static int is_integer(empi_basic_t b)
     case EMPI_BASIC_INT32: case EMPI_BASIC_UINT32: case EMPI_BASIC_INT64: case EMPI_BASIC_UINT64:
     case EMPI_BASIC_AINT: case EMPI_BASIC_COUNT: case EMPI_BASIC_OFFSET: case EMPI_BASIC_SCHAR:
     case EMPI_BASIC_UCHAR: case EMPI_BASIC_INTEGER: case EMPI_BASIC_INTEGER1: case EMPI_BASIC_INTEGER2:
-    case EMPI_BASIC_INTEGER4: case EMPI_BASIC_INTEGER8: case EMPI_BASIC_BYTE:
+    case EMPI_BASIC_INTEGER4: case EMPI_BASIC_INTEGER8: case EMPI_BASIC_BYTE: case EMPI_BASIC_CHAR:
         return 1;
     default:
         return 0;
@@ -36,7 +36,7 @@ int empi_rma_cas_type_ok(empi_basic_t b)
 {
     switch (b) {
     case EMPI_BASIC_C_BOOL: case EMPI_BASIC_CXX_BOOL: case EMPI_BASIC_LOGICAL: case EMPI_BASIC_LOGICAL1:
-    case EMPI_BASIC_LOGICAL2: case EMPI_BASIC_LOGICAL4: case EMPI_BASIC_LOGICAL8: case EMPI_BASIC_CHAR:
+    case EMPI_BASIC_LOGICAL2: case EMPI_BASIC_LOGICAL4: case EMPI_BASIC_LOGICAL8:
         return 1;
     default:
         return is_integer(b);
@@ -48,10 +48,9 @@ static int is_pair(empi_basic_t b)
     return (b >= EMPI_BASIC_FLOAT_INT && b <= EMPI_BASIC_2INTEGER);
 }
 
-int empi_rma_acc_bulk(MPI_Count bytes)
+int empi_rma_acc_bulk(MPI_Count bytes, const empi_datatype_t *elem)
 {
-    size_t min = empi_tunables.rma_acc_lock_min;
-    return min && (size_t)bytes >= min;
+    return bytes > (MPI_Count)empi_tunables.rma_acc_atomic_max * elem->size;
 }
 
 int empi_rma_atomic_ok(const empi_datatype_t *elem, const void *a)

@@ -31,7 +31,9 @@ int empi_rma_acc_image(const empi_rma_op_t *op, char *tmem)
     const empi_datatype_t *tdt = op->tdt;
     void *tmp = NULL, *img = NULL;
     int rc = MPI_SUCCESS;
-    if (op->rbuf) {
+    if (op->rbuf && tdt->is_contig && op->rdt->is_contig) {
+        empi_copy((char *)op->rbuf + op->rdt->true_lb, tmem + tdt->true_lb, (size_t)op->bytes);
+    } else if (op->rbuf) {
         void *res = malloc(op->bytes > 0 ? (size_t)op->bytes : 1);
         if (!res)
             return MPI_ERR_NO_MEM;
@@ -169,7 +171,7 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     }
     default: {
         int rc = 0;
-        if (p->atomics && empi_rma_atomic_ok(op->elem, NULL) && !empi_rma_acc_bulk(op->bytes)) {
+        if (p->atomics && empi_rma_atomic_ok(op->elem, NULL) && !empi_rma_acc_bulk(op->bytes, op->elem)) {
             empi_win_acc_shared_acquire(d.acc_lock);
             d.shared = 1;
             rc = op->tdt->is_contig ? acc_run(&d, op->tdt->true_lb, 0, op->bytes)

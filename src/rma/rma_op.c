@@ -227,6 +227,9 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
+    if (!request && odt == tdt && ocount == tcount && (!fetch || (rdt == tdt && rcount == tcount)) &&
+        empi_rma_acc_fast(w, obuf, tcount, tdt, fetch ? rbuf : NULL, target, disp, mop) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     empi_rma_op_t op;
     op_init(&op, fetch ? EMPI_RMA_GET_ACC : EMPI_RMA_ACC, obuf, ocount, rbuf, rcount, NULL, target, tcount);
     EMPI_CHECK(prepare_acc(w, fname, &op, mop));

@@ -251,6 +251,13 @@ int empi_rma_net_put(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_net_atomic(empi_win_t *w, empi_rma_op_t *op);
 #define EMPI_RMA_NET_DECLINED 0x10001
 
+/* Accumulate (rbuf NULL), get-accumulate or fetch-and-op of `count` elements of one predefined
+   datatype on every side, done straight through when everything about it is the common case
+   (rma_acc_fast.c): MPI_SUCCESS, or EMPI_RMA_FAST_DECLINED for the general path. */
+int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Datatype h, void *rbuf, int target,
+                      MPI_Aint disp, MPI_Op mop);
+#define EMPI_RMA_FAST_DECLINED 0x10002
+
 /* The CMA path could not reach the peer (the kernel refused): retry by active messages. */
 #define EMPI_RMA_CMA_REFUSED 0x10000
 
@@ -272,9 +279,9 @@ int empi_rma_cas_type_ok(empi_basic_t b);
    element allows, else the caller holds the accumulate lock. */
 void empi_rma_apply(const empi_op_t *op, const empi_datatype_t *elem, const void *in, char *t, void *fetch,
                     MPI_Count n, int atomics);
-/* Does an accumulate of `bytes` update under the exclusive lock with the vectorized kernels, rather
-   than with one hardware atomic per element (EMPI_RMA_ACC_LOCK_MIN)? */
-int empi_rma_acc_bulk(MPI_Count bytes);
+/* Does an accumulate of `bytes` of `elem` elements update under the exclusive lock with the
+   vectorized kernels, rather than with one hardware atomic per element (EMPI_RMA_ACC_ATOMIC_MAX)? */
+int empi_rma_acc_bulk(MPI_Count bytes, const empi_datatype_t *elem);
 /* Can this element type be accumulated with hardware atomics at address a? */
 int empi_rma_atomic_ok(const empi_datatype_t *elem, const void *a);
 /* The predefined datatype of one element of a basic kind (NULL for none). */

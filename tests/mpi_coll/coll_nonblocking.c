@@ -170,6 +170,8 @@ int main(int argc, char **argv)
         CHECK_ERR(MPI_Bcast(&v, 1, MPI_INT, size, ec), MPI_ERR_ROOT);
         CHECK_ERR(MPI_Reduce(&v, &w, 1, MPI_INT, MPI_SUM, -1, ec), MPI_ERR_ROOT);
         CHECK_ERR(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_OP_NULL, ec), MPI_ERR_OP);
+        CHECK_ERR(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_REPLACE, ec), MPI_ERR_OP);   /* one-sided only */
+        CHECK_ERR(MPI_Reduce(&v, &w, 1, MPI_INT, MPI_NO_OP, 0, ec), MPI_ERR_OP);
         CHECK_ERR(MPI_Allreduce(&v, &w, -1, MPI_INT, MPI_SUM, ec), MPI_ERR_COUNT);
         CHECK_ERR(MPI_Allreduce(&v, &w, 1, MPI_DATATYPE_NULL, MPI_SUM, ec), MPI_ERR_TYPE);
         /* an invalid communicator is reported on MPI_COMM_SELF's handler */

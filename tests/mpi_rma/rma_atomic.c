@@ -9,7 +9,9 @@
  *   - MINLOC and MAXLOC on MPI_DOUBLE_INT (a pair with a gap) into strided target elements, every
  *     rank at once, then fetched whole;
  *   - whole-array accumulates (under the accumulate lock) racing single-element ones and
- *     fetch_and_op (hardware atomics) on the same elements: exact totals.
+ *     fetch_and_op (hardware atomics) on the same elements: exact totals;
+ *   - small accumulates of MPI_CHAR and get_accumulates of int pairs (the straight-through path,
+ *     under the lock) racing fetch_and_op on the same elements: every fetched value distinct.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +281,62 @@ static void bulk_with_atomics(void)
   free(ones), free(dones), free(single);
 }
 
+/*
+ * Everyone at rank 0's bytes: 8-char accumulates and 2-int get_accumulates (several elements: the
+ * exclusive lock) mixed with single-element fetch_and_ops (hardware atomics) on the same char and
+ * int. Each int update is a ticket: the old values fetched by all ranks, through either path, must
+ * be 0, 1, 2, ... with none twice; the chars must hold the exact count.
+ */
+static void small_tickets(int created)
+{
+  enum { ROUNDS = 7 };   /* 8 ranks x 7 rounds x 2 updates of one char stay below 128 */
+  char ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, cone = 1, cold, *mem, *priv = NULL;
+  int pair[2] = {1, 1}, got[2], ione = 1, mine[3 * ROUNDS];
+  MPI_Win win;
+  if (created) {   /* private memory: the general path (CMA or active messages) */
+    mem = priv = calloc(16, 1);
+    CHECK_MPI(MPI_Win_create(priv, 16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  } else {
+    CHECK_MPI(MPI_Win_allocate(16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    memset(mem, 0, 16);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  for (int i = 0; i < ROUNDS; i++) {
+    CHECK_MPI(MPI_Accumulate(ones, 8, MPI_CHAR, 0, 0, 8, MPI_CHAR, MPI_SUM, win));
+    CHECK_MPI(MPI_Fetch_and_op(&cone, &cold, MPI_CHAR, 0, 3, MPI_SUM, win));
+    CHECK_MPI(MPI_Get_accumulate(pair, 2, MPI_INT, got, 2, MPI_INT, 0, 8, 2, MPI_INT, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    mine[3 * i] = got[0], mine[3 * i + 1] = got[1];
+    CHECK_MPI(MPI_Fetch_and_op(&ione, &mine[3 * i + 2], MPI_INT, 0, 8, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+  }
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  int *all = malloc(sizeof(int) * 3 * ROUNDS * (size_t)size);
+  char *seen = calloc((size_t)size * 2 * ROUNDS, 2);
+  CHECK(all && seen, "malloc");
+  CHECK_MPI(MPI_Allgather(mine, 3 * ROUNDS, MPI_INT, all, 3 * ROUNDS, MPI_INT, MPI_COMM_WORLD));
+  for (int k = 0; k < 3 * ROUNDS * size; k++) {
+    int second = k % 3 == 1, v = all[k], n = second ? size * ROUNDS : 2 * size * ROUNDS;
+    CHECK(v >= 0 && v < n, "%s int fetched %d, outside [0, %d)", second ? "second" : "first", v, n);
+    if (v >= 0 && v < n) {
+      CHECK(!seen[second * 2 * size * ROUNDS + v], "%s int: value %d fetched twice", second ? "second" : "first", v);
+      seen[second * 2 * size * ROUNDS + v] = 1;
+    }
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    for (int j = 0; j < 8; j++) {
+      int want = size * ROUNDS * (j == 3 ? 2 : 1);
+      CHECK(mem[j] == want, "char %d: %d, want %d", j, mem[j], want);
+    }
+    CHECK_MPI(MPI_Win_unlock(0, win));
+  }
+  CHECK_MPI(MPI_Win_free(&win));
+  free(all), free(seen), free(priv);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
@@ -292,6 +350,8 @@ int main(int argc, char **argv)
   CHECK_MPI(MPI_Win_free(&win));
   split_pairs();
   bulk_with_atomics();
+  small_tickets(0);
+  small_tickets(1);
 
   long long *priv = calloc(WORDS, sizeof(long long));
   CHECK(priv != NULL, "calloc");
