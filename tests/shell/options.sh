@@ -1,7 +1,8 @@
 # Option spellings of MPICH and Open MPI, tagging, help, version, host checks.
 source "$(dirname "$0")/common.sh"
 for spelling in "-n 2" "-np 2" "--np 2" "--np=2" "-n 2 -ppn 2 --oversubscribe" \
-                "-n 2 -hosts localhost" "-n 2 --host localhost:2"; do
+                "-n 2 -hosts localhost" "-n 2 --host localhost:2" "--allow-run-as-root -np 2" \
+                "-n 2 --use-hwthread-cpus --bind-to core --map-by core -v"; do
     run $spelling "$PROG" exitcode 0 0 "$MARK"
     expect_status 0
 done
@@ -10,6 +11,20 @@ expect_in out '^\[0\] rank 0 EMPI_RANK=0$'
 expect_in out '^\[1\] rank 1 EMPI_RANK=1$'
 run -n 2 -prepend-rank "$PROG" env EMPI_RANK "$MARK"
 expect_in out '^\[1\] rank 1 EMPI_RANK=1$'
+# Open MPI's --mca: ignored, with a warning naming it
+run -np 2 --mca btl self,vader "$PROG" exitcode 0 0 "$MARK"
+expect_status 0
+expect_in err 'ignoring --mca btl self,vader'
+# -wdir: the ranks run there, and a relative program is looked up there
+mkdir -p "$WORK/wd"
+cp "$PROG" "$WORK/wd/prog_copy"
+(cd / && "$MPIEXEC" -n 2 -wdir "$WORK/wd" ./prog_copy exitcode 0 0 "$MARK") || fail "-wdir with a relative program"
+run -n 2 --wdir="$WORK/wd" sh -c 'pwd'
+expect_status 0
+[ "$(grep -c "^$WORK/wd\$" "$WORK/out")" -eq 2 ] || fail "-wdir: ranks ran in $(cat "$WORK/out")"
+run -n 2 -wdir "$WORK/none" "$PROG" exitcode 0 0 "$MARK"
+[ "$STATUS" -ne 0 ] || fail "a missing -wdir accepted"
+expect_in err "cannot enter working directory"
 run --help
 expect_status 0
 expect_in out 'Usage: mpiexec'

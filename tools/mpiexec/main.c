@@ -369,6 +369,13 @@ int main(int argc, char **argv)
         options_free(&opts);
         return prc > 0 ? 0 : 1;
     }
+    /* Before the programs are looked up: a relative program path is relative to -wdir, as in
+       MPICH and Open MPI. Remote hosts get this directory from the proxy set-up. */
+    if (opts.wdir && chdir(opts.wdir) != 0) {
+        fprintf(stderr, "mpiexec: cannot enter working directory '%s': %s\n", opts.wdir, strerror(errno));
+        options_free(&opts);
+        return 1;
+    }
     for (int a = 0; a < opts.napps; a++) {
         opts.apps[a].program_path = resolve_program(opts.apps[a].argv[0]);
         if (!opts.apps[a].program_path) {

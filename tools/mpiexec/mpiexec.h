@@ -39,6 +39,7 @@ typedef struct mpiexec_options {
     host_entry_t *hosts;  /* from -hosts / -f; none: this host only */
     int nhosts;
     int tag_output;
+    char *wdir;       /* -wdir: the ranks' working directory; NULL: ours */
     double timeout;   /* seconds; 0 = none */
     char **env;       /* "NAME=VALUE" strings for every rank (-genv, -x), applied in order */
     int nenv;

@@ -35,7 +35,11 @@ static void usage(FILE *f)
         "                           (also -tag-output, -prepend-rank, -l)\n"
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
-        "  --oversubscribe          accepted, no effect\n"
+        "  -wdir DIR                run the ranks in DIR (also --wdir, -wd)\n"
+        "  --oversubscribe          accepted, no effect; so are --allow-run-as-root,\n"
+        "                           --use-hwthread-cpus, -bind-to, -map-by, --prefix, -v, -q\n"
+        "  --mca NAME VALUE         Open MPI's parameters: ignored with a warning (ours are\n"
+        "                           EMPI_* environment variables, listed by empi-info)\n"
         "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
@@ -214,8 +218,8 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
                         "--host", "-H", "--hosts", "-f", "-hostfile", "--hostfile",
                         "-machinefile", "--machinefile", "-bind-to", "--bind-to",
                         "-map-by", "--map-by", "-usize", "--usize", "--universe-size",
-                        "-universe-size") ? 1
-                    : ANY("-genv", "-env") ? 2
+                        "-universe-size", "-wdir", "--wdir", "-wd", "--wd", "--prefix", "-prefix") ? 1
+                    : ANY("-genv", "-env", "--mca", "-mca", "--gmca", "-gmca") ? 2
                                            : 0;
         if (inline_val && nargs != 1) {
             opt_error("option %s takes no '=value'", opt);
@@ -256,9 +260,19 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             rc = add_host_list(o, val);
         } else if (ANY("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile")) {
             rc = add_host_file(o, val);
+        } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
+            free(o->wdir);
+            o->wdir = strdup(val);
+        } else if (ANY("--mca", "-mca", "--gmca", "-gmca")) {
+            fprintf(stderr, "mpiexec: ignoring %s %s %s: EtherMPI has no MCA parameters (its settings are "
+                    "EMPI_* environment variables, listed by empi-info)\n", opt, argv[i + 1], argv[i + 2]);
         } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall",
-                       "-bind-to", "--bind-to", "-map-by", "--map-by")) {
-            /* accepted for compatibility; nothing to do on one host */
+                       "-bind-to", "--bind-to", "-map-by", "--map-by", "--allow-run-as-root",
+                       "-allow-run-as-root", "--use-hwthread-cpus", "-use-hwthread-cpus", "--prefix",
+                       "-prefix", "-v", "--verbose", "-q", "--quiet")) {
+            /* Accepted so that scripts written for Open MPI or MPICH run unchanged: ranks are
+               placed in order and not bound, running as root is allowed, and the installation
+               is found from this mpiexec's own path. */
         } else {
             opt_error("unknown option '%s' (see mpiexec --help)", argv[i]);
             return -1;
@@ -332,6 +346,7 @@ void options_free(mpiexec_options_t *o)
     for (int i = 0; i < o->nhosts; i++)
         free(o->hosts[i].name);
     free(o->hosts);
+    free(o->wdir);
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);
