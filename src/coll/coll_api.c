@@ -290,9 +290,7 @@ int empi_coll_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, const
                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int mode, MPI_Request *request)
 {
     ENTER(fn, comm, c, mode, request);
-    if (empi_comm_is_inter(c))
-        return empi_err_comm(c, MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: not implemented on intercommunicators (MPI_Reduce_scatter_block is)", fn);
+    EMPI_CHECK(check_no_in_place(fn, c, sbuf));
     EMPI_CHECK(check_counts(fn, c, ci, cc, c->size, "recvcounts"));
     EMPI_CHECK(check_dt(fn, c, dt, 0, &A.rdt, "datatype"));
     EMPI_CHECK(check_op(fn, c, op, A.rdt, &A.op));

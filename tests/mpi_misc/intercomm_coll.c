@@ -1,6 +1,6 @@
 /*
  * Collectives on an intercommunicator, blocking and nonblocking, data checked: barrier, bcast,
- * reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall(v/w), reduce_scatter_block.
+ * reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall(v/w), reduce_scatter(_block).
  * Rooted calls use MPI_ROOT at the root, MPI_PROC_NULL in the rest of its group and the root's
  * rank in the other group; both groups take turns at being the root's.
  */
@@ -233,6 +233,31 @@ static void t_reduce_scatter_block(void) {
   free(in);
 }
 
+/* Both groups send the same 7 elements; each scatters the other's sum unevenly over its ranks. */
+static void t_reduce_scatter(void) {
+  enum { T = 7 };
+  int in[T], out[T], *counts = malloc(sizeof(int) * (size_t)h.lsize), off = 0;
+  CHECK(counts, "malloc");
+  for (int i = 0; i < h.lsize; i++)
+    counts[i] = T / h.lsize + (i < T % h.lsize);
+  for (int i = 0; i < h.lrank; i++)
+    off += counts[i];
+  for (int k = 0; k < T; k++)
+    in[k] = val(h.color, h.lrank, k), out[k] = -1;
+  RUN(MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, h.inter),
+      MPI_Ireduce_scatter(in, out, counts, MPI_INT, MPI_SUM, h.inter, &req));
+  for (int k = 0; k < T; k++) {
+    int want = 0;
+    for (int q = 0; q < h.rsize; q++)
+      want += val(1 - h.color, q, off + k);
+    if (k < counts[h.lrank])
+      CHECK(out[k] == want, "reduce_scatter[%d] = %d, want %d", k, out[k], want);
+    else
+      CHECK(out[k] == -1, "reduce_scatter wrote past its %d elements", counts[h.lrank]);
+  }
+  free(counts);
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   if (empi_size() < 2) {
@@ -260,6 +285,7 @@ int main(int argc, char **argv) {
     for (int kind = 0; kind < 3; kind++)
       t_alltoall(kind);
     t_reduce_scatter_block();
+    t_reduce_scatter();
     t_barrier();
   }
   /* Persistent: one bcast started three times. */

@@ -12,6 +12,7 @@
  *   reduce           local reduce to the leader, which sends to the root
  *   allreduce        local reduce to the leader, leaders swap, local broadcast
  *   reduce_scatter_block  local reduce, leaders swap, local scatter
+ *   reduce_scatter   the same with the local group's recvcounts (both groups' totals are equal)
  * In a rooted call the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL (nothing to do),
  * and the other group the root's rank.
  */
@@ -125,29 +126,57 @@ static int inter_allreduce(empi_sched_t *s, const empi_coll_args_t *a)
     return local_bcast(s, a->rbuf, a->rcount, a->rdt);
 }
 
-/* Every process sends rcount * (remote size) elements and gets rcount of the remote reduction. */
-static int inter_reduce_scatter_block(empi_sched_t *s, const empi_coll_args_t *a)
+/*
+ * The remote group's reduction of `total` elements scattered over the local group, local rank i
+ * getting counts[i] (every rank the same `block` when counts is NULL). What this group sends is
+ * `sent` elements: reduced locally, its leader hands it to the remote leader.
+ */
+static int reduce_then_scatter(empi_sched_t *s, const empi_coll_args_t *a, MPI_Count sent, MPI_Count total,
+                               const MPI_Count *counts, MPI_Count block)
 {
-    int n = s->comm->size, m = s->comm->remote_group->size, rank = s->comm->rank;
-    MPI_Count rc = a->rcount;
+    int n = s->comm->size, rank = s->comm->rank;
     void *partial, *mine = NULL;
-    EMPI_TRY(local_reduce(s, a->sbuf, rc * m, a->rdt, a->op, &partial));
-    if (rank == 0 && !(mine = empi_sched_tmp_dt(s, rc * n, a->rdt)))
+    EMPI_TRY(local_reduce(s, a->sbuf, sent, a->rdt, a->op, &partial));
+    if (rank == 0 && !(mine = empi_sched_tmp_dt(s, total, a->rdt)))
         return MPI_ERR_NO_MEM;
-    EMPI_TRY(leader_swap(s, partial, rc * m, a->rdt, mine, rc * n, a->rdt));
+    EMPI_TRY(leader_swap(s, partial, sent, a->rdt, mine, total, a->rdt));
     local_scope_t l = local_begin(s);
     int err = MPI_SUCCESS;
     if (rank != 0) {
-        err = empi_sched_recv(s, a->rbuf, rc, a->rdt, 0);
+        err = empi_sched_recv(s, a->rbuf, counts ? counts[rank] : block, a->rdt, 0);
     } else {
-        for (int i = 1; i < n && err == MPI_SUCCESS; i++)
-            err = empi_sched_send(s, empi_coll_off(mine, rc * i, a->rdt), rc, a->rdt, i);
+        MPI_Count off = counts ? counts[0] : block;
+        for (int i = 1; i < n && err == MPI_SUCCESS; i++) {
+            MPI_Count c = counts ? counts[i] : block;
+            err = empi_sched_send(s, empi_coll_off(mine, off, a->rdt), c, a->rdt, i);
+            off += c;
+        }
         if (err == MPI_SUCCESS)
-            err = empi_sched_copy(s, mine, rc, a->rdt, a->rbuf, rc, a->rdt);
+            err = empi_sched_copy(s, mine, counts ? counts[0] : block, a->rdt, a->rbuf, counts ? counts[0] : block,
+                                  a->rdt);
     }
     if (err == MPI_SUCCESS)
         err = empi_sched_fence(s);
     return local_end(s, l, err);
+}
+
+/* Every process sends rcount * (remote size) elements and gets rcount of the remote reduction. */
+static int inter_reduce_scatter_block(empi_sched_t *s, const empi_coll_args_t *a)
+{
+    int n = s->comm->size, m = s->comm->remote_group->size;
+    return reduce_then_scatter(s, a, a->rcount * m, a->rcount * n, NULL, a->rcount);
+}
+
+/*
+ * MPI 4.1 6.10.1: every process of a group sends the sum of its group's recvcounts elements and
+ * gets its recvcounts[i] of the other group's reduction, so the two groups' sums must be equal.
+ */
+static int inter_reduce_scatter(empi_sched_t *s, const empi_coll_args_t *a)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < s->comm->size; i++)
+        total += a->rcounts[i];
+    return reduce_then_scatter(s, a, total, total, a->rcounts, 0);
 }
 
 /* ---- the block families: one message per remote rank ---- */
@@ -240,6 +269,7 @@ static const empi_coll_alg_t inter_algs[] = {
     {EMPI_COLL_ALLTOALLW, "inter", 0, inter_all_blocks, "every rank exchanges with every remote rank"},
     {EMPI_COLL_REDUCE_SCATTER_BLOCK, "inter", 0, inter_reduce_scatter_block,
      "local reduce, leaders swap, local scatter"},
+    {EMPI_COLL_REDUCE_SCATTER, "inter", 0, inter_reduce_scatter, "local reduce, leaders swap, local scatterv"},
 };
 
 const empi_coll_alg_t *empi_coll_inter_alg(int coll)
