@@ -155,8 +155,18 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
         return MPI_SUCCESS;
     case EMPI_RMA_GET:
         if (op->odt->is_contig && op->tdt->is_contig) {
+            /* A get into the buffer the last large get wrote finds its lines in the cache (a loop
+               re-reading the same data): cached stores keep them there, where streaming would
+               evict them again (1-4 MiB: 1.2-1.3x). A new buffer, as in a loop over many, is
+               streamed (1.5x). */
+            size_t stream_min = empi_tunables.rma_get_stream_threshold;
+            if (stream_min && (size_t)op->bytes >= stream_min) {
+                if (op->obuf == w->last_get_dst)
+                    stream_min = 0;
+                w->last_get_dst = op->obuf;
+            }
             empi_copy_for((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes,
-                          (size_t)op->bytes, empi_tunables.rma_get_stream_threshold);
+                          (size_t)op->bytes, stream_min);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, get_run, &d);

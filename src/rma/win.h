@@ -99,6 +99,7 @@ typedef struct empi_win {
     MPI_Aint mysize;
     int disp_unit;
     empi_win_peer_t *peers;    /* comm rank -> how to reach it */
+    const void *last_get_dst;  /* origin buffer of the last get that could stream (rma_direct.c) */
     empi_win_seg_t seg;
     int *node_ranks;           /* comm ranks on our node, ascending (index = slot) */
     int nnode;
