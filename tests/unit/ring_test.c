@@ -1,7 +1,8 @@
 /*
  * Single-threaded tests of the shm ring: fill, drain and wrap with variable sizes checking every
- * byte and the order, EMPI_AGAIN on a full ring, gather from several iov pieces, and that stale
- * payload shaped like a header is never taken for a packet.
+ * byte and the order, EMPI_AGAIN on a full ring, gather from several iov pieces, that stale
+ * payload shaped like a header is never taken for a packet, and the word-wise marking of payload
+ * cells against a bit-by-bit reference.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,8 +173,32 @@ static void test_forged_stale_headers(void)
     pair_close(&p);
 }
 
+static void test_mark_payload(void)
+{
+    enum { WORDS = 8, BITS = WORDS * 64 };
+    uint64_t bits[WORDS], want[WORDS];
+    unsigned seed = 12345;
+    for (int t = 0; t < 20000; t++) {
+        for (int w = 0; w < WORDS; w++)
+            bits[w] = want[w] = (uint64_t)rand_r(&seed) << 33 ^ (uint64_t)rand_r(&seed);
+        /* every third range starts or ends on a word edge; lengths up to three words and empty */
+        uint64_t from = (uint64_t)rand_r(&seed) % BITS, len = (uint64_t)rand_r(&seed) % 200;
+        if (t % 3 == 0)
+            from &= ~UINT64_C(63);
+        if (t % 3 == 1)
+            len = 64 - (from & 63) + 64 * (uint64_t)(t % 2);
+        uint64_t to = from + len > BITS ? BITS : from + len;
+        for (uint64_t i = from; i < to; i++)
+            empi_ring_mark(want, i, 1);
+        empi_ring_mark_payload(bits, from, to);
+        UCHECK(!memcmp(bits, want, sizeof bits), "marking [%llu, %llu) differs from bit by bit",
+               (unsigned long long)from, (unsigned long long)to);
+    }
+}
+
 int main(void)
 {
+    test_mark_payload();
     test_gather();
     test_full_ring();
     test_fill_drain_wrap(EMPI_RING_MIN_BYTES);
