@@ -29,6 +29,8 @@ static int amo_type(empi_basic_t b)
     case EMPI_BASIC_ULONG_LONG: case EMPI_BASIC_UINT8: case EMPI_BASIC_UINT16: case EMPI_BASIC_UINT32:
     case EMPI_BASIC_UINT64: case EMPI_BASIC_BYTE:
         return EMPI_AMO_UNSIGNED;
+    case EMPI_BASIC_CHAR:   /* reduced as an 8-bit integer of char's signedness (op_kernels.c) */
+        return (char)-1 < 0 ? EMPI_AMO_SIGNED : EMPI_AMO_UNSIGNED;
     default:
         return -1;
     }
