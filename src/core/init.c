@@ -7,6 +7,7 @@
 #include "comm/dyn.h"
 #include "comm/intercomm.h"
 #include "core/async_progress.h"
+#include "core/binding.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -130,6 +131,7 @@ static int layers_up(void)
     else if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
         strcpy(empi_g.processor_name, "localhost");
     empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
+    empi_bind_apply(empi_g.boot.rank, empi_g.boot.local_rank, empi_g.boot.local_size, empi_g.processor_name);
     if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
         empi_comm_boot_init() != MPI_SUCCESS)
         empi_fatal(MPI_ERR_INTERN, "MPI initialization: a layer failed to start");

@@ -25,6 +25,16 @@ expect_status 0
 run -n 2 -wdir "$WORK/none" "$PROG" exitcode 0 0 "$MARK"
 [ "$STATUS" -ne 0 ] || fail "a missing -wdir accepted"
 expect_in err "cannot enter working directory"
+# --bind-to and --report-bindings reach the ranks as EMPI_BIND_TO / EMPI_REPORT_BINDINGS
+# (the binding itself is tested by mpi_misc/binding); Open MPI's modifiers are dropped
+run -n 2 --bind-to core:overload-allowed "$PROG" env EMPI_BIND_TO "$MARK"
+expect_status 0
+expect_in out 'rank 1 EMPI_BIND_TO=core$'
+run -n 1 --report-bindings "$PROG" env EMPI_REPORT_BINDINGS "$MARK"
+expect_in out 'rank 0 EMPI_REPORT_BINDINGS=1$'
+run -n 1 --bind-to socket "$PROG" env EMPI_BIND_TO "$MARK"
+expect_in err 'bind-to socket is not supported'
+expect_in out 'EMPI_BIND_TO=none$'
 run --help
 expect_status 0
 expect_in out 'Usage: mpiexec'

@@ -36,8 +36,12 @@ static void usage(FILE *f)
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
         "  -wdir DIR                run the ranks in DIR (also --wdir, -wd)\n"
+        "  --bind-to core|hwthread|none  bind each rank to one core or hardware thread of a\n"
+        "                           host, in local-rank order (not when they outnumber them);\n"
+        "                           default none (also env EMPI_BIND_TO)\n"
+        "  --report-bindings        every rank prints the CPUs it may run on\n"
         "  --oversubscribe          accepted, no effect; so are --allow-run-as-root,\n"
-        "                           --use-hwthread-cpus, -bind-to, -map-by, --prefix, -v, -q\n"
+        "                           --use-hwthread-cpus, -map-by, --prefix, -v, -q\n"
         "  --mca NAME VALUE         Open MPI's parameters: ignored with a warning (ours are\n"
         "                           EMPI_* environment variables, listed by empi-info)\n"
         "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
@@ -183,6 +187,25 @@ static int add_export(mpiexec_options_t *o, const char *spec)
     return 0;
 }
 
+/* --bind-to: the ranks bind themselves at MPI_Init (EMPI_BIND_TO). Open MPI's modifiers
+   (core:overload-allowed) are dropped; levels we do not bind at leave the ranks unbound. */
+static int set_binding(mpiexec_options_t *o, const char *spec)
+{
+    char level[32];
+    snprintf(level, sizeof level, "%.*s", (int)strcspn(spec, ":"), spec);
+    if (!strcmp(level, "cores"))
+        strcpy(level, "core");
+    if (!strcmp(level, "hwthreads"))
+        strcpy(level, "hwthread");
+    if (strcmp(level, "core") && strcmp(level, "hwthread") && strcmp(level, "none")) {
+        fprintf(stderr, "mpiexec: --bind-to %s is not supported (core, hwthread, none): ranks are not bound\n",
+                spec);
+        strcpy(level, "none");
+    }
+    add_env(&o->env, &o->nenv, "EMPI_BIND_TO", level);
+    return 0;
+}
+
 static int is_any(const char *arg, const char *const *names)
 {
     for (; *names; names++)
@@ -260,6 +283,10 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             rc = add_host_list(o, val);
         } else if (ANY("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile")) {
             rc = add_host_file(o, val);
+        } else if (ANY("-bind-to", "--bind-to")) {
+            rc = set_binding(o, val);
+        } else if (ANY("--report-bindings", "-report-bindings")) {
+            add_env(&o->env, &o->nenv, "EMPI_REPORT_BINDINGS", "1");
         } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
             free(o->wdir);
             o->wdir = strdup(val);
@@ -267,7 +294,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             fprintf(stderr, "mpiexec: ignoring %s %s %s: EtherMPI has no MCA parameters (its settings are "
                     "EMPI_* environment variables, listed by empi-info)\n", opt, argv[i + 1], argv[i + 2]);
         } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall",
-                       "-bind-to", "--bind-to", "-map-by", "--map-by", "--allow-run-as-root",
+                       "-map-by", "--map-by", "--allow-run-as-root",
                        "-allow-run-as-root", "--use-hwthread-cpus", "-use-hwthread-cpus", "--prefix",
                        "-prefix", "-v", "--verbose", "-q", "--quiet")) {
             /* Accepted so that scripts written for Open MPI or MPICH run unchanged: ranks are
