@@ -79,8 +79,9 @@ empi_datatype_t *empi_rma_elem_type(empi_basic_t b)
 /* One element of SZ bytes: a single instruction where there is one, else compare-and-swap. */
 #define ATOMIC_ELEMENT(T)                                                                          \
     do {                                                                                           \
-        T *p = (T *)t, v, old;                                                                     \
-        memcpy(&v, in, sizeof v);                                                                  \
+        T *p = (T *)t, v = 0, old;                                                                 \
+        if (opi != MPI_NO_OP) /* whose origin buffer may be NULL */                                \
+            memcpy(&v, in, sizeof v);                                                              \
         if (opi == MPI_REPLACE)                                                                    \
             old = __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);                                     \
         else if (opi == MPI_NO_OP)                                                                 \

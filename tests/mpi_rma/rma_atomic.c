@@ -119,6 +119,14 @@ static void pairs_and_noop(MPI_Win win)
                                win));
   CHECK_MPI(MPI_Win_unlock(0, win));
   CHECK(got.v == 100 - (size - 1) && got.idx == size - 1, "MINLOC gave (%d, %d)", got.v, got.idx);
+  /* MPI_NO_OP ignores the origin: NULL with a count and type, on the atomic (one int, the pair's
+     value) and the fetch-and-op paths too */
+  int v1 = -1, v2 = -1;
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, 1, MPI_INT, &v1, 1, MPI_INT, 0, PAIR, 1, MPI_INT, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Fetch_and_op(NULL, &v2, MPI_INT, 0, PAIR, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Win_unlock(0, win));
+  CHECK(v1 == got.v && v2 == got.v, "NO_OP with a NULL origin fetched %d and %d, want %d", v1, v2, got.v);
   /* no element: the op need not be defined on the type (MPI_SUM on MPI_BYTE) */
   char none = 0, none_back = 0;
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
