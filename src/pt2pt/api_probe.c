@@ -20,7 +20,9 @@ static void probe_status(MPI_Status *status, const empi_unexpected_t *msg)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
+    int error = status->MPI_ERROR;   /* not the probe's to change */
     empi_status_empty(status);
+    status->MPI_ERROR = error;
     status->MPI_SOURCE = msg->src;
     status->MPI_TAG = msg->tag;
     empi_status_set_bytes(status, (MPI_Count)msg->bytes);
@@ -30,7 +32,9 @@ static void proc_null_status(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
+    int error = status->MPI_ERROR;
     empi_status_empty(status);
+    status->MPI_ERROR = error;
     status->MPI_SOURCE = MPI_PROC_NULL;
 }
 

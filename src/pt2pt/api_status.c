@@ -33,6 +33,15 @@ static int done(MPI_Request h)
     return req->complete;
 }
 
+/* MPI_ERR_IN_STATUS through the handler of the communicator of `failed`, the first request that
+   failed; the constant itself is returned (MPI 4.1 3.7.5). */
+static int in_status(const char *fn, MPI_Request failed)
+{
+    empi_err_comm(empi_request_get(failed)->comm, MPI_ERR_IN_STATUS,
+                  "%s: a request completed with an error (see its status)", fn);
+    return MPI_ERR_IN_STATUS;
+}
+
 /* Status of a done request into *st (may be MPI_STATUS_IGNORE); returns the query's error. */
 static int report(MPI_Request h, MPI_Status *st)
 {
@@ -83,7 +92,8 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
                 empi_progress_poll();
         }
         if (rc != MPI_SUCCESS)
-            rc = empi_err_noobj(rc, "%s: the request completed with an error", fn);
+            rc = empi_err_comm(empi_request_get(array_of_requests[*indx])->comm, rc,
+                               "%s: the request completed with an error", fn);
     }
     empi_unlock();
     return rc;
@@ -107,14 +117,16 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
                 break;
             empi_progress_poll();
         }
-        int failed = 0;
+        int failed = -1;
         for (int i = 0; *flag && i < count; i++) {
             MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
-            if (report(array_of_requests[i], st) != MPI_SUCCESS)
-                failed = 1;
+            int r = report(array_of_requests[i], st);
+            empi_status_error(st, r);
+            if (r != MPI_SUCCESS && failed < 0)
+                failed = i;
         }
-        if (failed)
-            rc = empi_err_noobj(MPI_ERR_IN_STATUS, "%s: a request completed with an error", fn);
+        if (failed >= 0)
+            rc = in_status(fn, array_of_requests[failed]);
     }
     empi_unlock();
     return rc;
@@ -131,7 +143,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
     if (rc == MPI_SUCCESS && incount > 0 && !array_of_indices)
         rc = empi_err_noobj(MPI_ERR_ARG, "%s: array_of_indices is NULL", fn);
     if (rc == MPI_SUCCESS) {
-        int n = 0, active = 0, failed = 0;
+        int n = 0, active = 0, failed = -1;
         for (int pass = 0; pass < 2 && n == 0; pass++) {
             for (int i = 0; i < incount; i++) {
                 if (empi_request_is_inactive(array_of_requests[i]))
@@ -141,8 +153,10 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
                     continue;
                 MPI_Status *st =
                     array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n];
-                if (report(array_of_requests[i], st) != MPI_SUCCESS)
-                    failed = 1;
+                int r = report(array_of_requests[i], st);
+                empi_status_error(st, r);
+                if (r != MPI_SUCCESS && failed < 0)
+                    failed = i;
                 array_of_indices[n++] = i;
             }
             if (!active)
@@ -151,8 +165,8 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
                 empi_progress_poll();
         }
         *outcount = active ? n : MPI_UNDEFINED;
-        if (failed)
-            rc = empi_err_noobj(MPI_ERR_IN_STATUS, "%s: a request completed with an error", fn);
+        if (failed >= 0)
+            rc = in_status(fn, array_of_requests[failed]);
     }
     empi_unlock();
     return rc;

@@ -38,14 +38,19 @@ static void empty_status(MPI_Status *status)
         empi_status_empty(status);
 }
 
-/* Report an error of a completed request through its communicator's handler. */
+/*
+ * Report an error of a completed request through its communicator's handler (MPI_COMM_SELF's when
+ * there is none). The multiple-completion calls report MPI_ERR_IN_STATUS on the communicator of the
+ * first request that failed, and return that very constant (MPI 4.1 3.7.5), not a code of its class.
+ */
 static int raise_for(const char *fn, empi_comm_t *comm, int rc)
 {
     if (rc == MPI_SUCCESS)
         return rc;
-    if (comm)
-        return empi_err_comm(comm, rc, "%s: the request completed with an error", fn);
-    return empi_err_noobj(rc, "%s: the request completed with an error", fn);
+    int code = empi_err_comm(comm, rc, "%s: %s", fn,
+                             rc == MPI_ERR_IN_STATUS ? "a request completed with an error (see its status)"
+                                                     : "the request completed with an error");
+    return rc == MPI_ERR_IN_STATUS ? MPI_ERR_IN_STATUS : code;
 }
 
 EMPI_WEAK_ALIAS(Wait)
@@ -106,8 +111,18 @@ static int check_array(const char *fn, int count, const MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
+/* Retire one request of a set; the first to fail names the communicator the error goes to. */
+static void retire_one(MPI_Request *handle, MPI_Status *status, empi_comm_t **failed_on, int *failed)
+{
+    empi_comm_t *comm = empi_request_get(*handle)->comm;
+    int rc = retire(handle, status);
+    empi_status_error(status, rc);
+    if (rc != MPI_SUCCESS && !(*failed)++)
+        *failed_on = comm;
+}
+
 /* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
-static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[])
+static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], empi_comm_t **failed_on)
 {
     int failed = 0;
     for (int i = 0; i < count; i++) {
@@ -116,8 +131,7 @@ static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[])
             empty_status(st);
             continue;
         }
-        if (retire(&reqs[i], st) != MPI_SUCCESS)
-            failed = 1;
+        retire_one(&reqs[i], st, failed_on, &failed);
     }
     return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
@@ -177,7 +191,9 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     if (rc == MPI_SUCCESS) {
         int first = 0, self_polling = any_self_polling(count, array_of_requests);
         EMPI_PROGRESS_UNTIL(all_complete_from(count, array_of_requests, &first, self_polling));
-        rc = raise_for("MPI_Waitall", NULL, retire_all(count, array_of_requests, array_of_statuses));
+        empi_comm_t *failed_on = NULL;
+        rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
+        rc = raise_for("MPI_Waitall", failed_on, rc);
     }
     empi_unlock();
     return rc;
@@ -195,8 +211,11 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
             empi_progress_poll();
             *flag = all_complete(count, array_of_requests);
         }
-        if (*flag)
-            rc = raise_for("MPI_Testall", NULL, retire_all(count, array_of_requests, array_of_statuses));
+        if (*flag) {
+            empi_comm_t *failed_on = NULL;
+            rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
+            rc = raise_for("MPI_Testall", failed_on, rc);
+        }
     }
     empi_unlock();
     return rc;
@@ -267,7 +286,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 }
 
 /* Retire every completed request; returns how many, or MPI_UNDEFINED if none was active. */
-static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status statuses[], int *failed)
+static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status statuses[], int *failed,
+                        empi_comm_t **failed_on)
 {
     int active = 0, n = 0;
     for (int i = 0; i < count; i++) {
@@ -280,8 +300,7 @@ static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status
         if (!req->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        if (retire(&reqs[i], st) != MPI_SUCCESS)
-            *failed = 1;
+        retire_one(&reqs[i], st, failed_on, failed);
         indices[n++] = i;
     }
     return active ? n : MPI_UNDEFINED;
@@ -296,17 +315,18 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
     if (rc == MPI_SUCCESS && incount > 0 && !indices)
         rc = empi_err_noobj(MPI_ERR_ARG, "%s: array_of_indices is NULL", fn);
     if (rc == MPI_SUCCESS) {
-        int failed = 0, n = collect_some(incount, reqs, indices, statuses, &failed);
+        empi_comm_t *failed_on = NULL;
+        int failed = 0, n = collect_some(incount, reqs, indices, statuses, &failed, &failed_on);
         if (n == 0) {
             int idle = 0;
             do {
                 if (empi_progress_poll() == 0 && blocking)
                     empi_progress_idle(&idle);
-                n = collect_some(incount, reqs, indices, statuses, &failed);
+                n = collect_some(incount, reqs, indices, statuses, &failed, &failed_on);
             } while (n == 0 && blocking);
         }
         *outcount = n;
-        rc = raise_for(fn, NULL, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+        rc = raise_for(fn, failed_on, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
     }
     empi_unlock();
     return rc;

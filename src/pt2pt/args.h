@@ -15,11 +15,25 @@ int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
 /* A pointer argument that must not be NULL (request, status out-arguments...). */
 int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *what);
 
-/* Copy a request's status out unless the user passed MPI_STATUS_IGNORE. */
+/*
+ * Copy a request's status out unless the user passed MPI_STATUS_IGNORE. Its error field stays the
+ * caller's: calls that complete one request return the error instead (MPI 4.1 3.2.5); the calls
+ * that complete several set the field themselves (empi_status_error).
+ */
 static inline void empi_status_out(MPI_Status *dst, const MPI_Status *src)
 {
-    if (dst != MPI_STATUS_IGNORE)
+    if (dst != MPI_STATUS_IGNORE) {
+        int error = dst->MPI_ERROR;
         *dst = *src;
+        dst->MPI_ERROR = error;
+    }
+}
+
+/* The error field of one status of a multiple-completion call (Waitall, Testsome...). */
+static inline void empi_status_error(MPI_Status *dst, int error)
+{
+    if (dst != MPI_STATUS_IGNORE)
+        dst->MPI_ERROR = error;
 }
 
 #endif

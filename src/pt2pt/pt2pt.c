@@ -3,6 +3,7 @@
 
 #include "core/global.h"
 #include "core/progress.h"
+#include "pt2pt/args.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
 #include "pt2pt/stream_choice.h"
@@ -157,7 +158,7 @@ int empi_wait_release(empi_request_t *req, MPI_Status *status)
     empi_request_wait(req);
     int rc = req->status.MPI_ERROR;
     if (status)
-        *status = req->status;
+        empi_status_out(status, &req->status);
     empi_request_release(req);
     return rc;
 }
