@@ -106,7 +106,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 {
     static const char fn[] = "MPI_Cart_create";
     empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm_old, fn, &c));
+    EMPI_CHECK(empi_topo_comm_old(comm_old, fn, &c));
     (void)reorder;
     if (!comm_cart)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: comm_cart is NULL", fn);

@@ -72,7 +72,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 {
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm_old, fn, &c));
+    EMPI_CHECK(empi_topo_comm_old(comm_old, fn, &c));
     (void)reorder;
     EMPI_CHECK(check_common(c, fn, info, comm_dist_graph));
     if (indegree < 0 || outdegree < 0)
@@ -218,7 +218,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 {
     static const char fn[] = "MPI_Dist_graph_create";
     empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm_old, fn, &c));
+    EMPI_CHECK(empi_topo_comm_old(comm_old, fn, &c));
     (void)reorder;
     EMPI_CHECK(check_common(c, fn, info, comm_dist_graph));
     if (n < 0)

@@ -58,7 +58,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 {
     static const char fn[] = "MPI_Graph_create";
     empi_comm_t *c;
-    EMPI_CHECK(empi_comm_check(comm_old, fn, &c));
+    EMPI_CHECK(empi_topo_comm_old(comm_old, fn, &c));
     (void)reorder;
     if (!comm_graph)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: comm_graph is NULL", fn);

@@ -32,6 +32,15 @@ static const char *kind_name(int kind)
     }
 }
 
+int empi_topo_comm_old(MPI_Comm h, const char *fn, empi_comm_t **out)
+{
+    EMPI_CHECK(empi_comm_check(h, fn, out));
+    if (empi_comm_is_inter(*out))
+        return empi_err_comm(*out, MPI_ERR_COMM, "%s: comm_old is an intercommunicator; topologies are for "
+                             "intracommunicators", fn);
+    return MPI_SUCCESS;
+}
+
 int empi_topo_check(empi_comm_t *c, int kind, const char *fn, empi_topo_t **out)
 {
     empi_topo_t *t = empi_topo_get(c);

@@ -52,6 +52,10 @@ static inline int *empi_topo_take(empi_topo_t *t, size_t *used, size_t n)
  */
 int empi_topo_check(empi_comm_t *c, int kind, const char *fn, empi_topo_t **out);
 
+/* comm_old of a topology constructor: a valid intracommunicator (MPI 4.1 8.1: topologies cannot be
+   added to intercommunicators), else the raised MPI_ERR_COMM. */
+int empi_topo_comm_old(MPI_Comm h, const char *fn, empi_comm_t **out);
+
 /* Start of a query call: c and t := comm and its topology of `kind`, or return the raised error. */
 #define EMPI_TOPO_ENTER(fn, comm, kind, c, t)         \
     empi_comm_t *c;                                   \

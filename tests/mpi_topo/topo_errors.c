@@ -116,6 +116,22 @@ int main(int argc, char **argv)
     int one[1] = {1};
     CHECK_ERR(MPI_Neighbor_alltoallw(buf, one, wd, types, buf + 32, one, wd, types, dist), MPI_ERR_TYPE);
 
+    /* topologies are for intracommunicators: an intercommunicator (two halves) is MPI_ERR_COMM */
+    if (p >= 2) {
+        MPI_Comm half, inter, out;
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half));
+        CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - me % 2, 77, &inter));
+        int one_dim[1] = {1}, no_period[1] = {0}, gi[1] = {0}, ge[1] = {0}, src[1] = {0};
+        CHECK_ERR(MPI_Cart_create(inter, 1, one_dim, no_period, 0, &out), MPI_ERR_COMM);
+        CHECK_ERR(MPI_Graph_create(inter, 1, gi, ge, 0, &out), MPI_ERR_COMM);
+        CHECK_ERR(MPI_Dist_graph_create_adjacent(inter, 0, src, MPI_UNWEIGHTED, 0, src, MPI_UNWEIGHTED,
+                                                 MPI_INFO_NULL, 0, &out), MPI_ERR_COMM);
+        CHECK_ERR(MPI_Dist_graph_create(inter, 0, src, src, src, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &out),
+                  MPI_ERR_COMM);
+        CHECK_MPI(MPI_Comm_free(&inter));
+        CHECK_MPI(MPI_Comm_free(&half));
+    }
+
     /* nothing above left a communication half done: the topologies still work */
     int x = me, y = -1;
     CHECK_MPI(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, dist));
