@@ -145,7 +145,9 @@ int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t 
 
 /* ---- init / finalize ---- */
 
-static void set_world_attrs(void)
+/* The predefined attributes' values (MPI_TAG_UB, ...): the same for every communicator, those of
+   sessions included, so set with the layers rather than with MPI_COMM_WORLD. */
+void empi_comm_attrs_init(void)
 {
     empi_world_attrs.tag_ub = EMPI_TAG_UB;
     empi_world_attrs.host = MPI_PROC_NULL;
@@ -177,7 +179,6 @@ int empi_comm_init(void)
     empi_comm_self.handle = MPI_COMM_SELF;
     strcpy(empi_comm_self.name, "MPI_COMM_SELF");
 
-    set_world_attrs();
     attrs_finalized = 0;
     return MPI_SUCCESS;
 }

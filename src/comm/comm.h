@@ -63,6 +63,7 @@ int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out);
 
 /* Build MPI_COMM_WORLD and MPI_COMM_SELF at init; free everything at finalize. */
 int empi_comm_init(void);
+void empi_comm_attrs_init(void);
 void empi_comm_finalize(void);
 
 /*

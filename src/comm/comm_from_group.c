@@ -16,6 +16,7 @@ empi_comm_t empi_comm_boot;
 
 int empi_comm_boot_init(void)
 {
+    empi_comm_attrs_init();
     int n = empi_g.boot.size;
     int *ranks = malloc((size_t)n * sizeof *ranks);
     if (!ranks)

@@ -30,6 +30,14 @@ static void use_world_pset(MPI_Session s, const char *tag, int expect_size) {
   CHECK_MPI(MPI_Comm_size(c, &n));
   CHECK_MPI(MPI_Comm_rank(c, &r));
   CHECK(n == gs && r == gr, "communicator size %d rank %d", n, r);
+  /* the predefined attributes hold their values without MPI_Init too */
+  int *ub = NULL, *host = NULL, *io = NULL, f1 = 0, f2 = 0, f3 = 0;
+  CHECK_MPI(MPI_Comm_get_attr(c, MPI_TAG_UB, &ub, &f1));
+  CHECK_MPI(MPI_Comm_get_attr(c, MPI_HOST, &host, &f2));
+  CHECK_MPI(MPI_Comm_get_attr(c, MPI_IO, &io, &f3));
+  CHECK(f1 && *ub >= 32767, "MPI_TAG_UB flag %d value %d", f1, f1 ? *ub : 0);
+  CHECK(f2 && *host == MPI_PROC_NULL, "MPI_HOST flag %d value %d", f2, f2 ? *host : 0);
+  CHECK(f3 && *io == MPI_ANY_SOURCE, "MPI_IO flag %d value %d", f3, f3 ? *io : 0);
   long in = r + 1, sum = 0;
   CHECK_MPI(MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, c));
   CHECK(sum == (long)n * (n + 1) / 2, "allreduce %ld", sum);
