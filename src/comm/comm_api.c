@@ -118,7 +118,7 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     if (!info_used)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_get_info: info_used is NULL");
     empi_lock();
-    empi_info_t *copy = empi_info_dup(c->info);
+    empi_info_t *copy = empi_info_used(c->info);
     empi_unlock();
     if (!copy)
         return empi_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_get_info: out of memory");

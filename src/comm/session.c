@@ -218,7 +218,7 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     EMPI_CHECK(empi_session_check(session, "MPI_Session_get_info", &s));
     if (!info_used)
         return empi_err_session(s, MPI_ERR_ARG, "MPI_Session_get_info: info_used is NULL");
-    empi_info_t *i = empi_info_new();
+    empi_info_t *i = empi_info_used(NULL);
     if (!i || empi_info_set(i, "thread_level", level_name(s->thread_level)) != MPI_SUCCESS) {
         empi_info_release(i);
         return empi_err_session(s, MPI_ERR_NO_MEM, "MPI_Session_get_info: out of memory");

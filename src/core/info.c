@@ -446,3 +446,14 @@ MPI_Info PMPI_Info_fromint(int info)
 {
     return (MPI_Info)empi_handle_fromint(info);
 }
+
+empi_info_t *empi_info_used(const empi_info_t *info)
+{
+    empi_info_t *copy = empi_info_dup(info);
+    if (copy && !empi_info_lookup(copy, "mpi_memory_alloc_kinds") &&
+        empi_info_set(copy, "mpi_memory_alloc_kinds", "mpi,system") != MPI_SUCCESS) {
+        empi_info_release(copy);
+        return NULL;
+    }
+    return copy;
+}

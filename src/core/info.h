@@ -35,4 +35,11 @@ const char *empi_info_lookup(const empi_info_t *info, const char *key);
 /* Remove a key; returns 1 if it was there. */
 int empi_info_remove(empi_info_t *info, const char *key);
 
+/*
+ * The info a *_get_info call returns for a session, communicator, window or file: a copy of `info`
+ * with the memory allocation kinds this library supports (MPI 4.1 11.4.3: "mpi_memory_alloc_kinds",
+ * memory from MPI_Alloc_mem and window allocation, and from the system allocator). NULL on ENOMEM.
+ */
+empi_info_t *empi_info_used(const empi_info_t *info);
+
 #endif

@@ -107,7 +107,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     if (!info_used)
         return empi_err_file(f, MPI_ERR_ARG, "MPI_File_get_info: info_used is NULL");
     empi_lock();
-    empi_info_t *copy = empi_info_dup(f->info);
+    empi_info_t *copy = empi_info_used(f->info);
     empi_unlock();
     if (!copy)
         return empi_err_file(f, MPI_ERR_NO_MEM, "MPI_File_get_info: out of memory");

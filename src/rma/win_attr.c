@@ -189,7 +189,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     if (!info_used)
         return empi_err_win(w, MPI_ERR_ARG, "MPI_Win_get_info: info_used is NULL");
     empi_lock();
-    empi_info_t *copy = empi_info_dup(w->info);
+    empi_info_t *copy = empi_info_used(w->info);
     empi_unlock();
     if (!copy)
         return empi_err_win(w, MPI_ERR_NO_MEM, "MPI_Win_get_info: out of memory");

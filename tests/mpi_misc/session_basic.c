@@ -9,6 +9,20 @@
 
 #include "empi_test.h"
 
+/* MPI 4.1 11.4.3: the supported memory allocation kinds, mpi and system at least, in the info of
+   sessions, communicators and windows. */
+static void check_memory_kinds(MPI_Info info, const char *what)
+{
+  char kinds[256];
+  int len = (int)sizeof kinds - 1, flag = 0;
+  CHECK_MPI(MPI_Info_get_string(info, "mpi_memory_alloc_kinds", &len, kinds, &flag));
+  CHECK(flag, "%s: no mpi_memory_alloc_kinds", what);
+  int mpi = 0, sys = 0;
+  for (char *tok = strtok(kinds, ","); flag && tok; tok = strtok(NULL, ","))
+    mpi |= !strcmp(tok, "mpi"), sys |= !strcmp(tok, "system");
+  CHECK(mpi && sys, "%s: mpi_memory_alloc_kinds lacks mpi or system", what);
+}
+
 static int handler_calls, handler_code;
 static void count_errors(MPI_Session *s, int *code, ...) {
   (void)s;
@@ -38,6 +52,10 @@ static void use_world_pset(MPI_Session s, const char *tag, int expect_size) {
   CHECK(f1 && *ub >= 32767, "MPI_TAG_UB flag %d value %d", f1, f1 ? *ub : 0);
   CHECK(f2 && *host == MPI_PROC_NULL, "MPI_HOST flag %d value %d", f2, f2 ? *host : 0);
   CHECK(f3 && *io == MPI_ANY_SOURCE, "MPI_IO flag %d value %d", f3, f3 ? *io : 0);
+  MPI_Info ci;
+  CHECK_MPI(MPI_Comm_get_info(c, &ci));
+  check_memory_kinds(ci, "communicator from a session group");
+  CHECK_MPI(MPI_Info_free(&ci));
   long in = r + 1, sum = 0;
   CHECK_MPI(MPI_Allreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, c));
   CHECK(sum == (long)n * (n + 1) / 2, "allreduce %ld", sum);
@@ -141,6 +159,7 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Session_get_info(a, &used));
   CHECK_MPI(MPI_Info_get_string(used, "thread_level", &vlen, level, &flag));
   CHECK(flag && strcmp(level, "MPI_THREAD_MULTIPLE") == 0, "thread_level '%s'", flag ? level : "(none)");
+  check_memory_kinds(used, "session");
   CHECK_MPI(MPI_Info_free(&used));
   CHECK(MPI_Session_fromint(MPI_Session_toint(a)) == a, "Session_toint/fromint round trip");
   MPI_Info info;

@@ -127,6 +127,8 @@ static void object_api(MPI_Win win)
   CHECK_MPI(MPI_Win_get_info(win, &info));
   CHECK_MPI(MPI_Info_get_string(info, "no_locks", &(int){MPI_MAX_INFO_VAL + 1}, v, &flag));
   CHECK(flag && strcmp(v, "false") == 0, "no_locks is '%s'", v);
+  CHECK_MPI(MPI_Info_get_string(info, "mpi_memory_alloc_kinds", &(int){MPI_MAX_INFO_VAL + 1}, v, &flag));
+  CHECK(flag && strstr(v, "mpi") && strstr(v, "system"), "mpi_memory_alloc_kinds is '%s'", flag ? v : "(none)");
   MPI_Info_free(&info);
   CHECK_MPI(MPI_Info_create(&info));
   CHECK_MPI(MPI_Info_set(info, "accumulate_ordering", "none"));
