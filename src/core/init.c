@@ -144,6 +144,14 @@ static int layers_up(void)
    go away there, as they always have), then the layers come down top to bottom. */
 static void layers_down(void (*quiesced)(void))
 {
+    /* Nobody stops reading before everyone is here: a process waiting for its sends below needs its
+       receivers to take them, or to withdraw those it cancelled (a cancelled synchronous or
+       rendezvous send waits for the receiver's answer). The barrier runs on progress. */
+    empi_coll_set_t all;
+    empi_comm_set_all_of(&empi_comm_boot, &all, EMPI_COMM_CREATE_TAG);
+    int here = 1;
+    if (empi_coll_set_allreduce_int(&all, &here, 1, EMPI_COLL_INT_MIN) != MPI_SUCCESS)
+        empi_fatal(MPI_ERR_INTERN, "MPI finalization: the closing barrier failed");
     /* Every send we queued must reach its peer before the transports go away. */
     empi_pt2pt_finalize();
     /* ...and leave this process: a peer in the fence below no longer reads, so bytes still queued

@@ -1,6 +1,7 @@
 /* Request management: free, status queries and cancellation. */
 #include "core/error.h"
 #include "core/global.h"
+#include "core/progress.h"
 #include "pt2pt/args.h"
 #include "pt2pt/pt2pt_internal.h"
 
@@ -51,13 +52,29 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return rc;
 }
 
-/* A receive still waiting in the posted queue can be withdrawn; anything else completes normally.
-   Generalized requests hear about every cancel, complete or not. Returns a callback's error. */
+/*
+ * A receive still waiting in the posted queue is withdrawn here. A send waiting for its receiver
+ * (synchronous, or rendezvous) asks it to withdraw the message (proto.h): the request completes
+ * cancelled if no receive had matched it, normally otherwise, so a wait after MPI_Cancel always
+ * returns. Generalized requests hear about every cancel, complete or not. Returns a callback's
+ * error.
+ */
 static int cancel_request(empi_request_t *req)
 {
     if (req->complete && req->kind != EMPI_REQ_GREQ)
         return MPI_SUCCESS;
-    if (req->kind == EMPI_REQ_RECV && req->proto_state == EMPI_RECV_POSTED) {
+    if (req->kind == EMPI_REQ_SEND && req->world_peer == empi_g.boot.rank && !req->cancel_sent) {
+        /* to ourselves: settled at once, so the status shows it before any wait */
+        empi_progress_poll();   /* what the self transport still holds lands in our queue */
+        if (!req->complete && empi_unexpected_withdraw(req->world_peer, (uint64_t)(uintptr_t)req)) {
+            empi_status_set_cancelled(&req->status, 1);
+            empi_send_complete(req);
+        }
+    } else if (req->kind == EMPI_REQ_SEND && !req->cancel_sent && req->world_peer >= 0) {
+        req->cancel_sent = 1;
+        empi_hdr_ack_t cancel = {.type = EMPI_PKT_CANCEL, .sreq = (uint64_t)(uintptr_t)req};
+        empi_send_ctrl(req->world_peer, &cancel, sizeof cancel);
+    } else if (req->kind == EMPI_REQ_RECV && req->proto_state == EMPI_RECV_POSTED) {
         empi_posted_remove(&empi_p2p.posted, req);
         empi_status_set_cancelled(&req->status, 1);
         req->status.MPI_SOURCE = MPI_ANY_SOURCE;

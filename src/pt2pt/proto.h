@@ -6,6 +6,8 @@
  *   rendezvous RTS -> (receiver reads with get) -> FIN
  *              RTS -> COOP -> (both copy chunks, claimed in shared memory) -> FIN
  *              RTS -> CTS -> DATA... (copy pipeline, when single-copy is impossible)
+ *   cancel     CANCEL -> CANCEL_ACK(ok)            MPI_Cancel of a sync or rendezvous send: the
+ *              receiver drops the RTS / sync eager if no receive has matched it yet (ok = 1)
  *
  * Request ids are the sender's or receiver's request addresses, echoed back untouched.
  * The eager header is 16 bytes so that an 8-byte message plus the transport's own header fits in
@@ -25,6 +27,8 @@ enum {
     EMPI_PKT_FIN,
     EMPI_PKT_SYNC_ACK,
     EMPI_PKT_COOP,
+    EMPI_PKT_CANCEL,
+    EMPI_PKT_CANCEL_ACK,
     /* Packets of layers above pt2pt, handed whole to the handler they registered (pt2pt.h). */
     EMPI_PKT_RMA = 32,
 };
@@ -87,7 +91,8 @@ typedef struct empi_hdr_coop {
 /* FIN and SYNC_ACK */
 typedef struct empi_hdr_ack {
     uint8_t type;
-    uint8_t reserved[7];
+    uint8_t ok;            /* CANCEL_ACK: the message was withdrawn */
+    uint8_t reserved[6];
     uint64_t sreq;
 } empi_hdr_ack_t;
 

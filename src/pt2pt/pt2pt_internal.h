@@ -71,5 +71,8 @@ void empi_send_complete(empi_request_t *req);
 
 /* Release an unexpected message record (and its payload). */
 void empi_unexpected_free(empi_unexpected_t *msg);
+/* Drop the RTS or synchronous eager of send `sreq` from `world_src` if no receive has matched it
+   (MPI_Cancel of that send); 1 if it was there. */
+int empi_unexpected_withdraw(int world_src, uint64_t sreq);
 
 #endif

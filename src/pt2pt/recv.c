@@ -237,6 +237,28 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
     }
 }
 
+int empi_unexpected_withdraw(int world_src, uint64_t sreq)
+{
+    for (empi_unexpected_t *msg = empi_p2p.unexpected.head; msg; msg = msg->next) {
+        if (msg->world_src == world_src && msg->sreq == sreq && msg->type != EMPI_PKT_EAGER &&
+            msg->magic != EMPI_MAGIC_MESSAGE) {
+            empi_unexpected_remove(&empi_p2p.unexpected, msg);
+            empi_unexpected_free(msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* MPI_Cancel of a send from `src`. The answer goes behind anything already sent for it (SYNC_ACK,
+   CTS), so a "no" needs no request. */
+static void on_cancel(int src, uint64_t sreq)
+{
+    empi_hdr_ack_t ack = {.type = EMPI_PKT_CANCEL_ACK, .ok = (uint8_t)empi_unexpected_withdraw(src, sreq),
+                          .sreq = sreq};
+    empi_send_ctrl(src, &ack, sizeof ack);
+}
+
 void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
 {
     const uint8_t type = *(const uint8_t *)pkt;
@@ -265,6 +287,18 @@ void empi_pt2pt_deliver(int src, const void *pkt, size_t len)
     case EMPI_PKT_FIN:
     case EMPI_PKT_SYNC_ACK:
         empi_send_complete((empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq);
+        break;
+    case EMPI_PKT_CANCEL:
+        on_cancel(src, ((const empi_hdr_ack_t *)pkt)->sreq);
+        break;
+    case EMPI_PKT_CANCEL_ACK:
+        /* withdrawn: the send completes cancelled; otherwise it completes as it would have, and
+           the request may already be gone, so it is not touched */
+        if (((const empi_hdr_ack_t *)pkt)->ok) {
+            empi_request_t *req = (empi_request_t *)(uintptr_t)((const empi_hdr_ack_t *)pkt)->sreq;
+            empi_status_set_cancelled(&req->status, 1);
+            empi_send_complete(req);
+        }
         break;
     case EMPI_PKT_RMA:
         if (!empi_pt2pt_rma_handler)

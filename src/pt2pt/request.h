@@ -42,6 +42,7 @@ struct empi_request {
     uint8_t persistent;     /* Start-able; completion makes it inactive instead of freeing it */
     uint8_t active;         /* persistent: started and not yet completed by a wait/test */
     uint8_t user_freed;     /* MPI_Request_free while active: release on completion */
+    uint8_t cancel_sent;    /* send: MPI_Cancel asked the receiver to withdraw it */
     volatile int complete;
     int mode;               /* empi_send_mode_t for sends */
     MPI_Status status;

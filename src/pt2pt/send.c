@@ -166,6 +166,7 @@ int empi_send_start(empi_request_t *req)
 {
     req->complete = 0;
     req->done_bytes = 0;
+    req->cancel_sent = 0;
     empi_status_empty(&req->status);
     if (req->peer == MPI_PROC_NULL) {
         req->status.MPI_SOURCE = MPI_PROC_NULL;

@@ -1,7 +1,12 @@
 /*
  * Cancelling posted receives: a receive that has not matched can be cancelled, completes, and
  * reports Test_cancelled true; a cancelled receive must not swallow a message sent afterwards.
+ * Cancelling sends: a synchronous or rendezvous send nobody received completes cancelled and its
+ * message never arrives (to self and to a neighbour); one already received completes normally;
+ * a cancelled and freed send does not hold up MPI_Finalize.
  */
+#include <stdlib.h>
+
 #include "empi_test.h"
 
 int main(int argc, char **argv) {
@@ -65,6 +70,51 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Test_cancelled(&st, &flag));
   CHECK(!flag, "cancel succeeded on a receive that had already completed");
   CHECK(in == 1000 + left && st.MPI_SOURCE == left && st.MPI_TAG == 9, "late-cancel data/status");
+
+  /* Sends nobody has received: Issend (small and large) and a rendezvous Isend, to self and to the
+     right neighbour. Each completes cancelled; a later message with the same tag is the one
+     received. */
+  enum { BIG = 300000 };
+  char *big = calloc(BIG, 1), *bigin = malloc(BIG);
+  CHECK(big && bigin, "malloc");
+  const int dests[2] = {rank, right};
+  for (int d = 0; d < 2; d++) {
+    for (int kind = 0; kind < 3; kind++) {
+      int tag = 20 + 3 * d + kind;
+      if (kind == 0)
+        CHECK_MPI(MPI_Issend(&out, 1, MPI_INT, dests[d], tag, MPI_COMM_WORLD, &sreq));
+      else if (kind == 1)
+        CHECK_MPI(MPI_Issend(big, BIG, MPI_BYTE, dests[d], tag, MPI_COMM_WORLD, &sreq));
+      else
+        CHECK_MPI(MPI_Isend(big, BIG, MPI_BYTE, dests[d], tag, MPI_COMM_WORLD, &sreq));
+      CHECK_MPI(MPI_Cancel(&sreq));
+      CHECK_MPI(MPI_Wait(&sreq, &st));
+      CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+      CHECK(flag, "send kind %d to %s not cancelled", kind, d ? "the neighbour" : "self");
+    }
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  for (int d = 0; d < 2; d++) {
+    for (int kind = 0; kind < 3; kind++) {
+      int tag = 20 + 3 * d + kind, from = d ? left : rank, probe = 1;
+      CHECK_MPI(MPI_Iprobe(from, tag, MPI_COMM_WORLD, &probe, MPI_STATUS_IGNORE));
+      CHECK(!probe, "cancelled send kind %d still arrived", kind);
+    }
+  }
+  /* Already received: the cancel is too late and the send completes normally. */
+  CHECK_MPI(MPI_Irecv(bigin, BIG, MPI_BYTE, left, 40, MPI_COMM_WORLD, &req));
+  CHECK_MPI(MPI_Issend(big, BIG, MPI_BYTE, right, 40, MPI_COMM_WORLD, &sreq));
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK_MPI(MPI_Cancel(&sreq));
+  CHECK_MPI(MPI_Wait(&sreq, &st));
+  CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+  CHECK(!flag, "a received Issend reported cancelled");
+  /* Cancelled and freed, never received: MPI_Finalize must still end. */
+  CHECK_MPI(MPI_Issend(big, BIG, MPI_BYTE, right, 41, MPI_COMM_WORLD, &sreq));
+  CHECK_MPI(MPI_Cancel(&sreq));
+  CHECK_MPI(MPI_Request_free(&sreq));
+  free(big), free(bigin);
 
   TEST_PASS();
   CHECK_MPI(MPI_Finalize());
