@@ -16,13 +16,19 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, empi_
     return MPI_SUCCESS;
 }
 
+/* An empty status whose error field stays the caller's (a probe does not set it, 3.2.5). */
+static void empty_keeping_error(MPI_Status *status)
+{
+    int error = status->MPI_ERROR;
+    empi_status_empty(status);
+    status->MPI_ERROR = error;
+}
+
 static void probe_status(MPI_Status *status, const empi_unexpected_t *msg)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    int error = status->MPI_ERROR;   /* not the probe's to change */
-    empi_status_empty(status);
-    status->MPI_ERROR = error;
+    empty_keeping_error(status);
     status->MPI_SOURCE = msg->src;
     status->MPI_TAG = msg->tag;
     empi_status_set_bytes(status, (MPI_Count)msg->bytes);
@@ -32,9 +38,7 @@ static void proc_null_status(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    int error = status->MPI_ERROR;
-    empi_status_empty(status);
-    status->MPI_ERROR = error;
+    empty_keeping_error(status);
     status->MPI_SOURCE = MPI_PROC_NULL;
 }
 

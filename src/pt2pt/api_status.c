@@ -33,13 +33,9 @@ static int done(MPI_Request h)
     return req->complete;
 }
 
-/* MPI_ERR_IN_STATUS through the handler of the communicator of `failed`, the first request that
-   failed; the constant itself is returned (MPI 4.1 3.7.5). */
 static int in_status(const char *fn, MPI_Request failed)
 {
-    empi_err_comm(empi_request_get(failed)->comm, MPI_ERR_IN_STATUS,
-                  "%s: a request completed with an error (see its status)", fn);
-    return MPI_ERR_IN_STATUS;
+    return empi_raise_completion(fn, empi_request_get(failed)->comm, MPI_ERR_IN_STATUS);
 }
 
 /* Status of a done request into *st (may be MPI_STATUS_IGNORE); returns the query's error. */
@@ -92,8 +88,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
                 empi_progress_poll();
         }
         if (rc != MPI_SUCCESS)
-            rc = empi_err_comm(empi_request_get(array_of_requests[*indx])->comm, rc,
-                               "%s: the request completed with an error", fn);
+            rc = empi_raise_completion(fn, empi_request_get(array_of_requests[*indx])->comm, rc);
     }
     empi_unlock();
     return rc;

@@ -38,21 +38,6 @@ static void empty_status(MPI_Status *status)
         empi_status_empty(status);
 }
 
-/*
- * Report an error of a completed request through its communicator's handler (MPI_COMM_SELF's when
- * there is none). The multiple-completion calls report MPI_ERR_IN_STATUS on the communicator of the
- * first request that failed, and return that very constant (MPI 4.1 3.7.5), not a code of its class.
- */
-static int raise_for(const char *fn, empi_comm_t *comm, int rc)
-{
-    if (rc == MPI_SUCCESS)
-        return rc;
-    int code = empi_err_comm(comm, rc, "%s: %s", fn,
-                             rc == MPI_ERR_IN_STATUS ? "a request completed with an error (see its status)"
-                                                     : "the request completed with an error");
-    return rc == MPI_ERR_IN_STATUS ? MPI_ERR_IN_STATUS : code;
-}
-
 EMPI_WEAK_ALIAS(Wait)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
@@ -67,7 +52,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     if (rc == MPI_SUCCESS) {
         empi_request_wait(req);
         empi_comm_t *comm = req->comm;
-        rc = raise_for("MPI_Wait", comm, retire(request, status));
+        rc = empi_raise_completion("MPI_Wait", comm, retire(request, status));
     }
     empi_unlock();
     return rc;
@@ -90,7 +75,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         *flag = empi_request_test(req);
         if (*flag) {
             empi_comm_t *comm = req->comm;
-            rc = raise_for("MPI_Test", comm, retire(request, status));
+            rc = empi_raise_completion("MPI_Test", comm, retire(request, status));
         }
     }
     empi_unlock();
@@ -193,7 +178,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         EMPI_PROGRESS_UNTIL(all_complete_from(count, array_of_requests, &first, self_polling));
         empi_comm_t *failed_on = NULL;
         rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
-        rc = raise_for("MPI_Waitall", failed_on, rc);
+        rc = empi_raise_completion("MPI_Waitall", failed_on, rc);
     }
     empi_unlock();
     return rc;
@@ -214,7 +199,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
         if (*flag) {
             empi_comm_t *failed_on = NULL;
             rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
-            rc = raise_for("MPI_Testall", failed_on, rc);
+            rc = empi_raise_completion("MPI_Testall", failed_on, rc);
         }
     }
     empi_unlock();
@@ -244,7 +229,7 @@ static int finish_any(int idx, int *index, MPI_Request reqs[], MPI_Status *statu
         return MPI_SUCCESS;
     }
     empi_comm_t *comm = empi_request_get(reqs[idx])->comm;
-    return raise_for("MPI_Waitany", comm, retire(&reqs[idx], status));
+    return empi_raise_completion("MPI_Waitany", comm, retire(&reqs[idx], status));
 }
 
 EMPI_WEAK_ALIAS(Waitany)
@@ -326,7 +311,7 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
             } while (n == 0 && blocking);
         }
         *outcount = n;
-        rc = raise_for(fn, failed_on, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+        rc = empi_raise_completion(fn, failed_on, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
     }
     empi_unlock();
     return rc;

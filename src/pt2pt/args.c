@@ -47,3 +47,13 @@ int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *wh
     return c ? empi_err_comm(c, MPI_ERR_ARG, "%s: %s is NULL", fn, what)
              : empi_err_noobj(MPI_ERR_ARG, "%s: %s is NULL", fn, what);
 }
+
+int empi_raise_completion(const char *fn, empi_comm_t *comm, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    int code = empi_err_comm(comm, rc, "%s: %s", fn,
+                             rc == MPI_ERR_IN_STATUS ? "a request completed with an error (see its status)"
+                                                     : "the request completed with an error");
+    return rc == MPI_ERR_IN_STATUS ? MPI_ERR_IN_STATUS : code;
+}

@@ -16,6 +16,14 @@ int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
 int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *what);
 
 /*
+ * Report `rc`, the error of a completed request, through the handler of its communicator `comm`
+ * (MPI_COMM_SELF's when NULL); MPI_SUCCESS passes. The multiple-completion calls pass
+ * MPI_ERR_IN_STATUS with the communicator of the first request that failed and get that very
+ * constant back (MPI 4.1 3.7.5), not a code of its class.
+ */
+int empi_raise_completion(const char *fn, empi_comm_t *comm, int rc);
+
+/*
  * Copy a request's status out unless the user passed MPI_STATUS_IGNORE. Its error field stays the
  * caller's: calls that complete one request return the error instead (MPI 4.1 3.2.5); the calls
  * that complete several set the field themselves (empi_status_error).

@@ -21,7 +21,7 @@ int empi_stream_choose(uint64_t bytes);
 /* A transfer that empi_stream_choose was asked about took `secs` from CTS to its last byte. */
 void empi_stream_learn(int streamed, uint64_t bytes, double secs);
 /* 1 when the smallest messages measured (EMPI_SHM_STREAM_MIN's size class) have been cheaper
-   streamed: the receiver then asks for eager payloads streamed too (recv.c, send.c). */
+   streamed: the receiver then asks for eager payloads streamed too (empi_stream_publish). */
 int empi_stream_small_choice(void);
 /* Forget what was learnt, and read the setting again (MPI_Init; tests). */
 void empi_stream_reset(void);

@@ -100,7 +100,7 @@ struct empi_transport {
      * into `peer`'s memory (EMPI_OK or EMPI_ERROR); shared_line(owner) is a cache line of 8 words
      * that this process and every peer this transport reaches can update atomically, one per
      * process (`owner`: this process's world rank or such a peer's; pt2pt/stream_choice.h also
-     * keeps a word there).
+     * keeps two words there).
      */
     int (*put)(int peer, const void *local, void *remote, size_t len);
     _Atomic uint64_t *(*shared_line)(int owner);
