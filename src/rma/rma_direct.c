@@ -63,6 +63,26 @@ out:
     return rc;
 }
 
+void empi_rma_put_bytes(char *dst, const char *src, size_t bytes)
+{
+    /* large puts skip reading the lines they overwrite */
+    empi_copy_for(dst, src, bytes, bytes, empi_tunables.rma_put_stream_threshold);
+}
+
+void empi_rma_get_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes)
+{
+    /* A get into the buffer the last large get wrote finds its lines in the cache (a loop
+       re-reading the same data): cached stores keep them there, where streaming would evict them
+       again (1-4 MiB: 1.2-1.3x). A new buffer, as in a loop over many, is streamed (1.5x). */
+    size_t stream_min = empi_tunables.rma_get_stream_threshold;
+    if (stream_min && bytes >= stream_min) {
+        if (dst == w->last_get_dst)
+            stream_min = 0;
+        w->last_get_dst = dst;
+    }
+    empi_copy_for(dst, src, bytes, bytes, stream_min);
+}
+
 /* ---- runs of the target, for puts, gets and atomic accumulates ---- */
 
 typedef struct {
@@ -80,9 +100,7 @@ static int put_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
     direct_ctx_t *d = c;
     const empi_datatype_t *odt = d->op->odt;
     if (odt->is_contig) {
-        /* large puts skip reading the lines they overwrite */
-        empi_copy_for(d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len, (size_t)len,
-                      empi_tunables.rma_put_stream_threshold);
+        empi_rma_put_bytes(d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len);
         return 0;
     }
     empi_dt_pack(d->op->obuf, d->op->ocount, d->op->odt, s, d->tmem + disp, len);
@@ -147,26 +165,14 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            empi_copy_for(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes,
-                          (size_t)op->bytes, empi_tunables.rma_put_stream_threshold);
+            empi_rma_put_bytes(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, put_run, &d);
         return MPI_SUCCESS;
     case EMPI_RMA_GET:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            /* A get into the buffer the last large get wrote finds its lines in the cache (a loop
-               re-reading the same data): cached stores keep them there, where streaming would
-               evict them again (1-4 MiB: 1.2-1.3x). A new buffer, as in a loop over many, is
-               streamed (1.5x). */
-            size_t stream_min = empi_tunables.rma_get_stream_threshold;
-            if (stream_min && (size_t)op->bytes >= stream_min) {
-                if (op->obuf == w->last_get_dst)
-                    stream_min = 0;
-                w->last_get_dst = op->obuf;
-            }
-            empi_copy_for((char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes,
-                          (size_t)op->bytes, stream_min);
+            empi_rma_get_bytes(w, (char *)op->obuf + op->odt->true_lb, tmem + op->tdt->true_lb, (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, get_run, &d);

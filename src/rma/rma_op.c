@@ -207,6 +207,9 @@ static int put_get(const char *fname, empi_rma_kind_t kind, const void *obuf, MP
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
+    if (!request && odt == tdt && ocount == tcount &&
+        empi_rma_put_get_fast(w, kind == EMPI_RMA_GET, obuf, tcount, tdt, target, disp) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     empi_rma_op_t op;
     op_init(&op, kind, obuf, ocount, NULL, 0, NULL, target, tcount);
     int skip;

@@ -252,9 +252,13 @@ int empi_rma_net_put(empi_win_t *w, empi_rma_op_t *op);
 int empi_rma_net_atomic(empi_win_t *w, empi_rma_op_t *op);
 #define EMPI_RMA_NET_DECLINED 0x10001
 
-/* Accumulate (rbuf NULL), get-accumulate or fetch-and-op of `count` elements of one predefined
-   datatype on every side, done straight through when everything about it is the common case
-   (rma_acc_fast.c): MPI_SUCCESS, or EMPI_RMA_FAST_DECLINED for the general path. */
+/* Straight through when everything about the call is the common case (rma_fast.c): MPI_SUCCESS,
+   or EMPI_RMA_FAST_DECLINED for the general path. A put or get (get: 1) of `count` elements of one
+   contiguous datatype on both sides; */
+int empi_rma_put_get_fast(empi_win_t *w, int get, const void *obuf, MPI_Count count, MPI_Datatype h, int target,
+                          MPI_Aint disp);
+/* an accumulate (rbuf NULL), get-accumulate or fetch-and-op of `count` elements of one predefined
+   datatype on every side. */
 int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Datatype h, void *rbuf, int target,
                       MPI_Aint disp, MPI_Op mop);
 #define EMPI_RMA_FAST_DECLINED 0x10002
@@ -262,6 +266,10 @@ int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Data
 /* The CMA path could not reach the peer (the kernel refused): retry by active messages. */
 #define EMPI_RMA_CMA_REFUSED 0x10000
 
+/* Contiguous bytes into and out of mapped target memory, streamed from the sizes the tunables
+   say (rma_direct.c). */
+void empi_rma_put_bytes(char *dst, const char *src, size_t bytes);
+void empi_rma_get_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes);
 /* (buf, count, dt) as contiguous bytes: buf itself when contiguous, else a packed copy in *tmp
    (NULL when out of memory); the caller frees *tmp. */
 const void *empi_rma_stream(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count bytes,

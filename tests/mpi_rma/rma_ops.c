@@ -8,7 +8,8 @@
  * origin) and its origin-side buffers (gets, fetched values).
  *
  * Slot layout: 2*N ints. "contig" operations use the first N ints; "derived" ones use every other
- * int (a vector on the target) with an indexed type on the origin.
+ * int (a vector on the target) with an indexed type on the origin; "shifted" ones ints 1..N through
+ * one contiguous struct type whose data starts one int after its buffer address, on both sides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ typedef struct {
   int *mem;
   MPI_Group left, right; /* origin of my memory, target of my operations */
   MPI_Datatype tvec, oidx; /* derived: target vector, origin indexed */
+  MPI_Datatype shifted;    /* N ints at displacement sizeof(int) */
 } ctx_t;
 
 static void open_epoch(ctx_t *c, int sync, int target)
@@ -98,12 +100,16 @@ static void reset_window(ctx_t *c)
   CHECK_MPI(MPI_Win_unlock(rank, c->win));
 }
 
-static void run_round(ctx_t *c, int op, int sync, int derived, int round, const char *what)
+enum { DT_CONTIG, DT_DERIVED, DT_SHIFTED, NDTMODES };
+static const char *dt_names[] = {"contig", "derived", "shifted"};
+
+static void run_round(ctx_t *c, int op, int sync, int dtmode, int round, const char *what)
 {
   int target = (rank + 1) % size, origin = (rank - 1 + size) % size;
   int obuf[SLOT], rbuf[SLOT], cmp[SLOT];
   int count = (op == OP_FOP || op == OP_CAS) ? 1 : N;
-  int use_derived = derived && count > 1;
+  int use_derived = dtmode == DT_DERIVED && count > 1;
+  int shift = dtmode == DT_SHIFTED && count > 1;
   for (int i = 0; i < SLOT; i++) {
     obuf[i] = origin_val(rank, i, round);
     rbuf[i] = -1;
@@ -113,8 +119,9 @@ static void run_round(ctx_t *c, int op, int sync, int derived, int round, const 
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
   MPI_Aint disp = (MPI_Aint)rank * SLOT; /* disp_unit is sizeof(int) */
-  MPI_Datatype tdt = use_derived ? c->tvec : MPI_INT, odt = use_derived ? c->oidx : MPI_INT;
-  int tcount = use_derived ? 1 : count, ocount = use_derived ? 1 : count;
+  MPI_Datatype tdt = use_derived ? c->tvec : shift ? c->shifted : MPI_INT;
+  MPI_Datatype odt = use_derived ? c->oidx : shift ? c->shifted : MPI_INT;
+  int tcount = use_derived || shift ? 1 : count, ocount = tcount;
   MPI_Request req = MPI_REQUEST_NULL;
 
   open_epoch(c, sync, target);
@@ -148,19 +155,19 @@ static void run_round(ctx_t *c, int op, int sync, int derived, int round, const 
   int fetches = op == OP_GET || op == OP_RGET || op == OP_GET_ACC || op == OP_RGET_ACC || op == OP_FOP ||
                 op == OP_CAS;
   for (int k = 0; fetches && k < count; k++) {
-    int i = use_derived ? elem_index(1, k) : k;
+    int i = use_derived ? elem_index(1, k) : k + shift;
     /* the origin indexed type picks the same positions as the target vector */
-    CHECK(rbuf[i] == base_val(target, rank, use_derived ? 2 * k : k), "%s: fetched [%d] = %d, want %d", what, i,
-          rbuf[i], base_val(target, rank, use_derived ? 2 * k : k));
+    CHECK(rbuf[i] == base_val(target, rank, i), "%s: fetched [%d] = %d, want %d", what, i, rbuf[i],
+          base_val(target, rank, i));
   }
   /* Target side: my slot `origin` after the origin's operation. */
   CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, c->win));
   for (int i = 0; i < SLOT; i++) {
     int want = base_val(rank, origin, i);
-    int touched = i < 2 * count && (use_derived ? i % 2 == 0 : i < count);
-    int oi = use_derived ? i : i; /* origin element that landed at i (indexed picks the same offsets) */
+    /* the origin's element that lands at i sits at i in its buffer too (same offsets both sides) */
+    int touched = use_derived ? i < 2 * count && i % 2 == 0 : i >= shift && i < count + shift;
     if (touched) {
-      int ov = origin_val(origin, oi, round);
+      int ov = origin_val(origin, i, round);
       switch (op) {
       case OP_PUT: case OP_RPUT: want = ov; break;
       case OP_ACC: case OP_RACC: case OP_GET_ACC: case OP_RGET_ACC: case OP_FOP: want += ov; break;
@@ -217,6 +224,11 @@ int main(int argc, char **argv)
   }
   CHECK_MPI(MPI_Type_indexed(N, blens, displs, MPI_INT, &c.oidx));
   CHECK_MPI(MPI_Type_commit(&c.oidx));
+  int shift_len = N;
+  MPI_Aint shift_disp = sizeof(int);
+  MPI_Datatype int_t = MPI_INT;
+  CHECK_MPI(MPI_Type_create_struct(1, &shift_len, &shift_disp, &int_t, &c.shifted));
+  CHECK_MPI(MPI_Type_commit(&c.shifted));
 
   /* Shared-memory windows need every rank on one node (across nodes the call is erroneous). */
   MPI_Comm node;
@@ -230,12 +242,12 @@ int main(int argc, char **argv)
   for (int fl = 0; fl < nflavors; fl++) {
     make_window(&c, fl);
     for (int sync = 0; sync < NSYNCS; sync++)
-      for (int derived = 0; derived < 2; derived++)
+      for (int dtmode = 0; dtmode < NDTMODES; dtmode++)
         for (int op = 0; op < NOPS; op++) {
           char what[160];
-          snprintf(what, sizeof what, "%s/%s/%s/%s", flavor_names[fl], sync_names[sync],
-                   derived ? "derived" : "contig", op_names[op]);
-          run_round(&c, op, sync, derived, round++, what);
+          snprintf(what, sizeof what, "%s/%s/%s/%s", flavor_names[fl], sync_names[sync], dt_names[dtmode],
+                   op_names[op]);
+          run_round(&c, op, sync, dtmode, round++, what);
         }
     CHECK_MPI(MPI_Win_free(&c.win));
     CHECK(c.win == MPI_WIN_NULL, "MPI_Win_free did not reset the handle");
@@ -244,6 +256,7 @@ int main(int argc, char **argv)
   }
   MPI_Type_free(&c.tvec);
   MPI_Type_free(&c.oidx);
+  MPI_Type_free(&c.shifted);
   MPI_Group_free(&c.left);
   MPI_Group_free(&c.right);
   MPI_Group_free(&world);
