@@ -117,7 +117,7 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
  * targets, or the raised error.
  */
 static int prepare(empi_win_t *w, const char *fname, empi_rma_op_t *op, MPI_Datatype odt, MPI_Datatype tdt,
-                   MPI_Aint disp, int *skip)
+                   MPI_Aint disp, const MPI_Request *request, int *skip)
 {
     const char *why = "";
     *skip = 0;
@@ -135,6 +135,11 @@ static int prepare(empi_win_t *w, const char *fname, empi_rma_op_t *op, MPI_Data
                             op->target, w->size);
     if (empi_win_access_ok(w, op->target) != MPI_SUCCESS)
         return empi_err_win(w, MPI_ERR_RMA_SYNC, "%s: no access epoch is open for target %d", fname, op->target);
+    if (request && !empi_win_passive_ok(w, op->target))
+        return empi_err_win(w, MPI_ERR_RMA_SYNC,
+                            "%s: request-based operations need a passive-target epoch (lock or lock_all) on "
+                            "target %d, not a fence or start epoch",
+                            fname, op->target);
     op->bytes = op->tcount * op->tdt->size;
     if (op->kind != EMPI_RMA_GET_ACC || op->op->handle != MPI_NO_OP) {
         if (op->ocount * op->odt->size != op->bytes)
@@ -213,7 +218,7 @@ static int put_get(const char *fname, empi_rma_kind_t kind, const void *obuf, MP
     empi_rma_op_t op;
     op_init(&op, kind, obuf, ocount, NULL, 0, NULL, target, tcount);
     int skip;
-    EMPI_CHECK(prepare(w, fname, &op, odt, tdt, disp, &skip));
+    EMPI_CHECK(prepare(w, fname, &op, odt, tdt, disp, request, &skip));
     if (skip)
         return finish_skipped(w, fname, request);
     empi_lock();
@@ -230,6 +235,12 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
+    if (!fetch && mop == MPI_NO_OP)
+        return empi_err_win(w, MPI_ERR_OP, "%s: MPI_NO_OP is for MPI_Get_accumulate and MPI_Fetch_and_op only", fname);
+    if (fetch && mop == MPI_NO_OP) {   /* which ignores the origin's count and datatype */
+        ocount = rcount;
+        odt = rdt;
+    }
     if (!request && odt == tdt && ocount == tcount && (!fetch || (rdt == tdt && rcount == tcount)) &&
         empi_rma_acc_fast(w, obuf, tcount, tdt, fetch ? rbuf : NULL, target, disp, mop) == MPI_SUCCESS)
         return MPI_SUCCESS;
@@ -241,11 +252,9 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         int rc = check_dt(rdt, rcount, &op.rdt, &why);
         if (rc != MPI_SUCCESS)
             return empi_err_win(w, rc, "%s: result datatype %s", fname, why);
-        if (op.op->handle == MPI_NO_OP && (odt == MPI_DATATYPE_NULL || !empi_datatype_get(odt)))
-            odt = rdt;   /* MPI_NO_OP ignores the origin buffer and its datatype */
     }
     int skip;
-    EMPI_CHECK(prepare(w, fname, &op, odt, tdt, disp, &skip));
+    EMPI_CHECK(prepare(w, fname, &op, odt, tdt, disp, request, &skip));
     if (skip)
         return finish_skipped(w, fname, request);
     if (fetch && op.rcount * op.rdt->size != op.bytes)
@@ -403,6 +412,11 @@ EMPI_WEAK_ALIAS(Fetch_and_op)
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    empi_win_t *w;
+    EMPI_CHECK(empi_win_check(win, "MPI_Fetch_and_op", &w));
+    empi_datatype_t *dt = empi_datatype_get(datatype);
+    if (dt && !dt->predefined)
+        return empi_err_win(w, MPI_ERR_TYPE, "MPI_Fetch_and_op: datatype must be a predefined datatype");
     return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                       target_disp, 1, datatype, op, win, NULL, 1);
 }
@@ -417,7 +431,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     empi_rma_op_t op;
     op_init(&op, EMPI_RMA_CAS, origin_addr, 1, result_addr, 1, compare_addr, target_rank, 1);
     int skip;
-    EMPI_CHECK(prepare(w, fname, &op, datatype, datatype, target_disp, &skip));
+    EMPI_CHECK(prepare(w, fname, &op, datatype, datatype, target_disp, NULL, &skip));
     if (skip)
         return MPI_SUCCESS;
     if (!op.tdt->predefined || !empi_rma_cas_type_ok(op.tdt->basic) || op.tdt->size > 8)

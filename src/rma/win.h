@@ -169,6 +169,12 @@ static inline int empi_win_access_ok(empi_win_t *w, int t)
     }
     return MPI_ERR_RMA_SYNC;
 }
+/* A passive-target epoch (lock or lock_all) is open towards comm rank t: where request-based
+   operations may be issued (MPI 4.1 12.3.5). */
+static inline int empi_win_passive_ok(const empi_win_t *w, int t)
+{
+    return (w->peers[t].sync & (EMPI_WIN_SYNC_SHARED | EMPI_WIN_SYNC_EXCL | EMPI_WIN_SYNC_ALL)) != 0;
+}
 /* Barrier over the window's ranks (shared memory on one node, messages otherwise). */
 int empi_win_barrier(empi_win_t *w);
 /* May a new epoch (lock, start, post) begin: no fence epoch with operations in it. */

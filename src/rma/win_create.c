@@ -198,6 +198,9 @@ static int create_common(const char *fname, int flavor, void *base, MPI_Aint siz
 {
     empi_comm_t *c;
     EMPI_CHECK(empi_comm_check(comm, fname, &c));
+    if (empi_comm_is_inter(c))
+        return empi_err_comm(c, MPI_ERR_COMM, "%s: comm is an intercommunicator; windows are made over "
+                                              "intracommunicators", fname);
     if (!win)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: win is NULL", fname);
     if (size < 0)

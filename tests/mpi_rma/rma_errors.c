@@ -89,6 +89,82 @@ static void errors(MPI_Win win, int *mem, int n)
   CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
 }
 
+/* Calls the standard restricts beyond argument validity (MPI 4.1 12.2, 12.3.4, 12.3.5). */
+static void semantics(MPI_Win win, int *mem)
+{
+  int rank = empi_rank(), size = empi_size(), next = (rank + 1) % size, prev = (rank - 1 + size) % size;
+  int x = 5, res[2] = {-1, -1};
+  MPI_Request req = MPI_REQUEST_NULL;
+  /* request-based operations belong to passive-target epochs only */
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_ERR(MPI_Rput(&x, 1, MPI_INT, next, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
+  CHECK_ERR(MPI_Rget(res, 1, MPI_INT, next, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
+  CHECK_ERR(MPI_Raccumulate(&x, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_SUM, win, &req), MPI_ERR_RMA_SYNC);
+  CHECK_ERR(MPI_Rget_accumulate(&x, 1, MPI_INT, res, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_SUM, win, &req),
+            MPI_ERR_RMA_SYNC);
+  CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  MPI_Group world, gnext, gprev;
+  CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  CHECK_MPI(MPI_Group_incl(world, 1, &next, &gnext));
+  CHECK_MPI(MPI_Group_incl(world, 1, &prev, &gprev));
+  CHECK_MPI(MPI_Win_post(gprev, 0, win));
+  CHECK_MPI(MPI_Win_start(gnext, 0, win));
+  CHECK_ERR(MPI_Rput(&x, 1, MPI_INT, next, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
+  CHECK_ERR(MPI_Rget(res, 1, MPI_INT, next, 0, 1, MPI_INT, win, &req), MPI_ERR_RMA_SYNC);
+  CHECK_MPI(MPI_Win_complete(win));
+  CHECK_MPI(MPI_Win_wait(win));
+  CHECK(req == MPI_REQUEST_NULL, "a refused request-based call returned a request");
+
+  /* MPI_NO_OP is not an accumulate operation; get-accumulate ignores the origin's count and type */
+  int two[2] = {7, 8}, got[2] = {-1, -1}, got2[2] = {-1, -1};
+  MPI_Datatype uncommitted, one;
+  CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &uncommitted));
+  CHECK_MPI(MPI_Type_contiguous(1, MPI_INT, &one));
+  CHECK_MPI(MPI_Type_commit(&one));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+  CHECK_ERR(MPI_Accumulate(&x, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_NO_OP, win), MPI_ERR_OP);
+  CHECK_ERR(MPI_Raccumulate(&x, 1, MPI_INT, next, 0, 1, MPI_INT, MPI_NO_OP, win, &req), MPI_ERR_OP);
+  CHECK_MPI(MPI_Put(two, 2, MPI_INT, next, 2, 2, MPI_INT, win));
+  CHECK_MPI(MPI_Win_flush(next, win));
+  CHECK_MPI(MPI_Get_accumulate(NULL, -1, MPI_INT, got, 2, MPI_INT, next, 2, 2, MPI_INT, MPI_NO_OP, win));
+  CHECK_MPI(MPI_Rget_accumulate(NULL, 1, uncommitted, got2, 2, MPI_INT, next, 2, 2, MPI_INT, MPI_NO_OP, win, &req));
+  CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Win_flush(next, win));
+  CHECK(got[0] == 7 && got[1] == 8 && got2[0] == 7 && got2[1] == 8, "MPI_NO_OP fetched %d %d / %d %d", got[0],
+        got[1], got2[0], got2[1]);
+  /* fetch-and-op takes a predefined datatype only */
+  CHECK_ERR(MPI_Fetch_and_op(&x, res, one, next, 0, MPI_SUM, win), MPI_ERR_TYPE);
+  CHECK_MPI(MPI_Win_unlock(next, win));
+  CHECK(res[0] == -1 && res[1] == -1, "a refused fetch-and-op wrote its result buffer");
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  CHECK(mem[2] == 7 && mem[3] == 8, "window holds %d %d, want 7 8", mem[2], mem[3]);
+  MPI_Type_free(&uncommitted);
+  MPI_Type_free(&one);
+  MPI_Group_free(&gnext);
+  MPI_Group_free(&gprev);
+  MPI_Group_free(&world);
+}
+
+/* Windows are made over intracommunicators (MPI 4.1 12.2). */
+static void intercomm_window(void)
+{
+  int rank = empi_rank();
+  MPI_Comm half, inter;
+  CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+  CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter));
+  int buf[2];
+  void *base = NULL;
+  MPI_Win w = MPI_WIN_NULL;
+  CHECK_MPI(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+  CHECK_ERR(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, inter, &w), MPI_ERR_COMM);
+  CHECK_ERR(MPI_Win_allocate(8, 1, MPI_INFO_NULL, inter, &base, &w), MPI_ERR_COMM);
+  CHECK_ERR(MPI_Win_allocate_shared(8, 1, MPI_INFO_NULL, inter, &base, &w), MPI_ERR_COMM);
+  CHECK_ERR(MPI_Win_create_dynamic(MPI_INFO_NULL, inter, &w), MPI_ERR_COMM);
+  CHECK(w == MPI_WIN_NULL, "a refused window creation returned a window");
+  CHECK_MPI(MPI_Comm_free(&inter));
+  CHECK_MPI(MPI_Comm_free(&half));
+}
+
 static void object_api(MPI_Win win)
 {
   char name[MPI_MAX_OBJECT_NAME];
@@ -156,6 +232,7 @@ int main(int argc, char **argv)
     mem[i] = 0;
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   errors(win, mem, N);
+  semantics(win, mem);
   object_api(win);
   CHECK_MPI(MPI_Win_free(&win));
   CHECK(deleted == 10, "MPI_Win_free did not delete the attribute");
@@ -163,6 +240,8 @@ int main(int argc, char **argv)
   CHECK_ERR(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
   CHECK_ERR(MPI_Win_allocate(-1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win), MPI_ERR_SIZE);
   CHECK_ERR(MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win), MPI_ERR_DISP);
+  if (empi_size() > 1)
+    intercomm_window();
   TEST_PASS();
   MPI_Finalize();
   return 0;
