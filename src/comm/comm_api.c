@@ -148,7 +148,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-/* Dup: same group, fresh context, attributes through their copy callbacks, given or copied hints. */
+/* Dup: same group, fresh context, attributes through their copy callbacks; the hints given, none of
+   the old communicator's (MPI 4.0 on: hints are not propagated, 7.4.4). */
 static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, const char *fname)
 {
     empi_comm_t *c;
@@ -163,7 +164,7 @@ static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcom
     empi_comm_t *d = NULL;
     int rc = empi_comm_create_from(c, c->group, &d);
     if (rc == MPI_SUCCESS) {
-        d->info = empi_info_dup(use_info ? hints : c->info);
+        d->info = use_info && hints ? empi_info_dup(hints) : NULL;
         empi_comm_share_topo(d, c);
         rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
         if (rc != MPI_SUCCESS)

@@ -128,7 +128,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     EMPI_CHECK(empi_comm_check(comm, "MPI_Comm_set_errhandler", &c));
     empi_errhandler_t *eh = empi_errhandler_get(errhandler);
     if (!eh)
-        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler %p", (void *)errhandler);
+        return empi_err_comm(c, MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler: invalid error handler %p", (void *)errhandler);
     if (eh->kind != EMPI_EH_KIND_ANY && eh->kind != EMPI_EH_KIND_COMM)
         return empi_err_comm(c, MPI_ERR_ARG,
                              "MPI_Comm_set_errhandler: the error handler was not created for communicators");

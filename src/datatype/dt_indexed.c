@@ -79,7 +79,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int ar
     idx_args_t a = {.fname = "MPI_Type_indexed", .count = count, .blens_i = array_of_blocklengths,
                     .disps_i = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_blocklengths && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_blocklengths && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_INDEXED, 2 * (MPI_Count)count + 1, 0, 0, 1);
         if (c) {
             c->ints[0] = count;
@@ -106,7 +106,7 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
     idx_args_t a = {.fname = "MPI_Type_indexed_c", .count = count, .blens_l = array_of_blocklengths,
                     .disps_l = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_blocklengths && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_blocklengths && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_INDEXED, 0, 0, 2 * count + 1, 1);
         if (c) {
             c->larges[0] = count;
@@ -133,7 +133,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
     idx_args_t a = {.fname = "MPI_Type_create_hindexed", .count = count,
                     .blens_i = array_of_blocklengths, .disps_a = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_blocklengths && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_blocklengths && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_HINDEXED, (MPI_Count)count + 1, count, 0, 1);
         if (c) {
             c->ints[0] = count;
@@ -161,7 +161,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                     .blens_l = array_of_blocklengths, .disps_l = array_of_displacements,
                     .disp_bytes = 1};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_blocklengths && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_blocklengths && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_HINDEXED, 0, 0, 2 * count + 1, 1);
         if (c) {
             c->larges[0] = count;
@@ -187,7 +187,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
     idx_args_t a = {.fname = "MPI_Type_create_indexed_block", .count = count, .blocklen = blocklength,
                     .disps_i = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_INDEXED_BLOCK, (MPI_Count)count + 2, 0, 0, 1);
         if (c) {
             c->ints[0] = count;
@@ -209,7 +209,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
     idx_args_t a = {.fname = "MPI_Type_create_indexed_block_c", .count = count,
                     .blocklen = blocklength, .disps_l = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_INDEXED_BLOCK, 0, 0, count + 2, 1);
         if (c) {
             c->larges[0] = count;
@@ -230,7 +230,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint a
     idx_args_t a = {.fname = "MPI_Type_create_hindexed_block", .count = count,
                     .blocklen = blocklength, .disps_a = array_of_displacements};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_HINDEXED_BLOCK, 2, count, 0, 1);
         if (c) {
             c->ints[0] = count;
@@ -252,7 +252,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
     idx_args_t a = {.fname = "MPI_Type_create_hindexed_block_c", .count = count,
                     .blocklen = blocklength, .disps_l = array_of_displacements, .disp_bytes = 1};
     empi_dt_contents_t *c = NULL;
-    if (count >= 0 && array_of_displacements) {
+    if (count == 0 || (count > 0 && array_of_displacements)) {
         c = empi_contents_new(MPI_COMBINER_HINDEXED_BLOCK, 0, 0, count + 2, 1);
         if (c) {
             c->larges[0] = count;

@@ -51,7 +51,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     EMPI_CHECK(check_file_or_null(file, "MPI_File_set_errhandler", &f));
     empi_errhandler_t *eh = empi_errhandler_get(errhandler);
     if (!eh)
-        return empi_err_file(f, MPI_ERR_ARG, "MPI_File_set_errhandler: invalid error handler %p", (void *)errhandler);
+        return empi_err_file(f, MPI_ERR_ERRHANDLER, "MPI_File_set_errhandler: invalid error handler %p", (void *)errhandler);
     if (eh->kind != EMPI_EH_KIND_ANY && eh->kind != EMPI_EH_KIND_FILE)
         return empi_err_file(f, MPI_ERR_ARG, "MPI_File_set_errhandler: the error handler was not created for files");
     empi_lock();

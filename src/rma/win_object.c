@@ -102,7 +102,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     EMPI_CHECK(empi_win_check(win, "MPI_Win_set_errhandler", &w));
     empi_errhandler_t *eh = empi_errhandler_get(errhandler);
     if (!eh)
-        return empi_err_win(w, MPI_ERR_ARG, "MPI_Win_set_errhandler: invalid error handler %p", (void *)errhandler);
+        return empi_err_win(w, MPI_ERR_ERRHANDLER, "MPI_Win_set_errhandler: invalid error handler %p", (void *)errhandler);
     if (eh->kind != EMPI_EH_KIND_ANY && eh->kind != EMPI_EH_KIND_WIN)
         return empi_err_win(w, MPI_ERR_ARG, "MPI_Win_set_errhandler: the error handler was not created for windows");
     empi_lock();

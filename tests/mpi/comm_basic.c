@@ -191,6 +191,34 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Barrier(idup));
   CHECK_MPI(MPI_Comm_free(&idup));
 
+  /* Hints are not propagated (MPI 4.0 on): a dup or idup of a communicator carrying one has none;
+     dup_with_info carries the one given. */
+  MPI_Info hint, used;
+  MPI_Comm hinted, plain, iplain;
+  char val[16];
+  int vlen = sizeof val, found = -1;
+  CHECK_MPI(MPI_Info_create(&hint));
+  CHECK_MPI(MPI_Info_set(hint, "mpi_assert_no_any_tag", "true"));
+  CHECK_MPI(MPI_Comm_dup_with_info(MPI_COMM_WORLD, hint, &hinted));
+  CHECK_MPI(MPI_Comm_get_info(hinted, &used));
+  CHECK_MPI(MPI_Info_get_string(used, "mpi_assert_no_any_tag", &vlen, val, &found));
+  CHECK(found && strcmp(val, "true") == 0, "dup_with_info lost its hint");
+  CHECK_MPI(MPI_Info_free(&used));
+  CHECK_MPI(MPI_Comm_dup(hinted, &plain));
+  CHECK_MPI(MPI_Comm_idup(hinted, &iplain, &dq));
+  CHECK_MPI(MPI_Wait(&dq, MPI_STATUS_IGNORE));
+  MPI_Comm copies[2] = {plain, iplain};
+  for (int k = 0; k < 2; k++) {
+    vlen = sizeof val;
+    CHECK_MPI(MPI_Comm_get_info(copies[k], &used));
+    CHECK_MPI(MPI_Info_get_string(used, "mpi_assert_no_any_tag", &vlen, val, &found));
+    CHECK(!found, "%s propagated the hint", k ? "MPI_Comm_idup" : "MPI_Comm_dup");
+    CHECK_MPI(MPI_Info_free(&used));
+    CHECK_MPI(MPI_Comm_free(&copies[k]));
+  }
+  CHECK_MPI(MPI_Comm_free(&hinted));
+  CHECK_MPI(MPI_Info_free(&hint));
+
   CHECK_MPI(MPI_Group_free(&eg));
   CHECK_MPI(MPI_Group_free(&wg));
   CHECK_MPI(MPI_Comm_free(&dup));

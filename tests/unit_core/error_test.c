@@ -89,6 +89,7 @@ int main(void)
     MPI_Errhandler weh;
     EXPECT_OK(PMPI_Win_create_errhandler((MPI_Win_errhandler_function *)user_handler, &weh));
     EXPECT_CLASS(PMPI_Comm_set_errhandler(MPI_COMM_SELF, weh), MPI_ERR_ARG);
+    EXPECT_CLASS(PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
     EXPECT_OK(PMPI_Errhandler_free(&weh));
     EXPECT(PMPI_Errhandler_fromint(PMPI_Errhandler_toint(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN);
     puts("error_test OK");

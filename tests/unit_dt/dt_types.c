@@ -720,6 +720,20 @@ static void test_errors_and_misc(void)
     int g[] = {10}, dist[] = {MPI_DISTRIBUTE_BLOCK}, darg[] = {2}, ps[] = {3};
     T_CHECK(MPI_Type_create_darray(3, 0, 1, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t) == MPI_ERR_ARG,
             "block too small");
+    /* count 0: the arrays have no entries and may be NULL; the type is empty */
+    MPI_Datatype z[6];
+    T_OK(MPI_Type_indexed(0, NULL, NULL, MPI_INT, &z[0]));
+    T_OK(MPI_Type_create_hindexed(0, NULL, NULL, MPI_INT, &z[1]));
+    T_OK(MPI_Type_create_indexed_block(0, 1, NULL, MPI_INT, &z[2]));
+    T_OK(MPI_Type_create_hindexed_block(0, 1, NULL, MPI_INT, &z[3]));
+    T_OK(MPI_Type_create_indexed_block_c(0, 1, NULL, MPI_INT, &z[4]));
+    T_OK(MPI_Type_indexed_c(0, NULL, NULL, MPI_INT, &z[5]));
+    for (int k = 0; k < 6; k++) {
+        int zs = -1;
+        T_OK(MPI_Type_size(z[k], &zs));
+        T_CHECK(zs == 0, "count-0 constructor %d: size %d", k, zs);
+        T_OK(MPI_Type_free(&z[k]));
+    }
     /* uncommitted types cannot be packed */
     MPI_Type_contiguous(2, MPI_INT, &t);
     int buf[2], pos = 0;
