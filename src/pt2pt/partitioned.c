@@ -2,9 +2,12 @@
  * Partitioned point-to-point (MPI-4 chapter 4): MPI_Psend_init / MPI_Precv_init, MPI_Pready*,
  * MPI_Parrived, built on internal point-to-point messages.
  *
- * A channel links one partitioned send to one partitioned receive. At the first MPI_Start the
- * sender sends SETUP {partitions, bytes per partition} and the receiver, once it matched it,
- * answers with the first of a block of tags it reserved for the channel, one per send partition.
+ * A channel links one partitioned send to one partitioned receive. MPI_Psend_init sends SETUP
+ * {partitions, bytes per partition, a reply tag of the sender's own} and MPI_Precv_init posts its
+ * receive, so channels pair in the order of their init calls (MPI 4.1 4.2.3) whatever the order of
+ * the starts; the receiver, once it matched SETUP, answers on the reply tag with the first of a
+ * block of tags it reserved for the channel, one per send partition (or REFUSED when the sizes
+ * differ: its rounds end in MPI_ERR_TRUNCATE, the sender's drop their data, as a truncated send).
  * From then on every send partition is its own message with its own tag, sent as soon as it is
  * ready and the channel exists, and received straight into its byte range of the receive buffer
  * (through a staging copy when the receive type is not contiguous). A receive partition has
@@ -15,9 +18,8 @@
  * Everything travels on the communicator's user context with negative tags, which no user
  * receive matches (MPI_ANY_TAG only matches tags >= 0):
  *   SETUP    -2 - (tag mod 2^29)            sender -> receiver
- *   REPLY    -2 - 2^29 - (tag mod 2^29)     receiver -> sender
+ *   REPLY    -2 - 2^29 - (n mod 2^29)       receiver -> sender; n counts the sender's channels
  *   DATA     INT32_MIN + reserved offset    one tag per send partition
- * Channels are matched in the order their first MPI_Start runs, per (communicator, peer, tag).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 #define SETUP_TAG(t) (-2 - ((t) & 0x1fffffff))
 #define REPLY_TAG(t) (-2 - 0x20000000 - ((t) & 0x1fffffff))
 #define DATA_TAG_SPAN 0x3ffffff0   /* data tags: [INT32_MIN, INT32_MIN + span) */
+#define REFUSED INT32_MAX          /* REPLY of a receiver whose size differs: never a data tag */
 
 typedef struct part part_t;
 struct part {
@@ -39,10 +42,13 @@ struct part {
     int nparts;
     uint64_t pbytes;            /* bytes per partition on this side */
     int established;            /* the peer's layout and the data tags are known */
+    int refused;                /* the sizes differ: no data ever moves on this channel */
+    int running;                /* a round is between MPI_Start and its completion */
+    int setup_err;              /* the channel's setup failed: every round ends with it */
     int base_tag;
     int peer_parts;             /* receiver: the sender's partition count */
     uint64_t peer_pbytes;
-    int64_t setup[2];           /* SETUP payload: partitions, bytes per partition */
+    int64_t setup[3];           /* SETUP payload: partitions, bytes per partition, reply tag */
     int reply;                  /* REPLY payload: base tag */
     empi_request_t *setup_req;  /* the SETUP or REPLY exchange in flight */
     int ctl_is_recv;            /* setup_req is a posted receive (cancellable at destroy) */
@@ -59,6 +65,7 @@ struct part {
 static part_t *active;
 static int hook_added;
 static uint32_t next_data_tag;  /* offset of the next reserved block */
+static uint32_t next_channel;   /* send channels opened here: their reply tags */
 
 static void list_add(part_t *p)
 {
@@ -80,6 +87,11 @@ static void list_remove(part_t *p)
     p->next = p->prev = NULL;
 }
 
+static int listed(const part_t *p)
+{
+    return p->next || p->prev || active == p;
+}
+
 static uint64_t total_bytes(const part_t *p)
 {
     return p->pbytes * (uint64_t)p->nparts;
@@ -96,9 +108,13 @@ static int start_partition_send(part_t *p, int i)
 {
     empi_request_t *r = p->req;
     uint64_t off = (uint64_t)i * p->pbytes;
+    p->sent[i] = 1;
+    if (p->refused) {   /* nobody receives it: gone, as the bytes of a truncated send */
+        p->pending--;
+        return MPI_SUCCESS;
+    }
     if (p->staging)
         empi_dt_pack(r->buf, r->count, r->dt, (MPI_Count)off, p->staging + off, (MPI_Count)p->pbytes);
-    p->sent[i] = 1;
     return empi_isend(bytes_at(p, off), (MPI_Count)p->pbytes, empi_byte_type, r->peer, p->base_tag + i, r->comm,
                       r->comm->context_id, EMPI_MODE_STANDARD, &p->msg[i]);
 }
@@ -109,35 +125,44 @@ static void note_error(part_t *p, int rc)
         p->round_err = rc;
 }
 
-/* Receiver: the SETUP arrived; reserve tags, post the partition receives, answer. */
+/* Receiver: the SETUP arrived; reserve tags and answer (or refuse a channel of another size). */
 static int receiver_establish(part_t *p)
 {
     empi_request_t *r = p->req;
     p->peer_parts = (int)p->setup[0];
     p->peer_pbytes = (uint64_t)p->setup[1];
     uint64_t theirs = p->peer_pbytes * (uint64_t)p->peer_parts;
-    if (theirs != total_bytes(p) || p->peer_parts <= 0)
-        return MPI_ERR_TRUNCATE;   /* the standard requires matching type signatures */
-    if (!r->dt->is_contig && !(p->staging = malloc(theirs ? theirs : 1)))
-        return MPI_ERR_NO_MEM;
-    p->msg = calloc((size_t)p->peer_parts, sizeof *p->msg);
-    p->flag = calloc((size_t)p->peer_parts, 1);
-    if (!p->msg || !p->flag)
-        return MPI_ERR_NO_MEM;
-    if (next_data_tag + (uint32_t)p->peer_parts > DATA_TAG_SPAN)
-        next_data_tag = 0;
-    p->base_tag = INT32_MIN + (int)next_data_tag;
-    next_data_tag += (uint32_t)p->peer_parts;
+    int rc = MPI_SUCCESS;
+    if (theirs != total_bytes(p) || p->peer_parts < 0) {
+        rc = MPI_ERR_TRUNCATE;   /* the standard requires matching type signatures */
+        p->refused = 1;
+        p->peer_parts = 0;
+        p->reply = REFUSED;
+    } else {
+        if (!r->dt->is_contig && !(p->staging = malloc(theirs ? theirs : 1)))
+            return MPI_ERR_NO_MEM;
+        p->msg = calloc((size_t)(p->peer_parts ? p->peer_parts : 1), sizeof *p->msg);
+        p->flag = calloc((size_t)(p->peer_parts ? p->peer_parts : 1), 1);
+        if (!p->msg || !p->flag)
+            return MPI_ERR_NO_MEM;
+        if (next_data_tag + (uint32_t)p->peer_parts > DATA_TAG_SPAN)
+            next_data_tag = 0;
+        p->base_tag = INT32_MIN + (int)next_data_tag;
+        next_data_tag += (uint32_t)p->peer_parts;
+        p->reply = p->base_tag;
+    }
     p->established = 1;
-    p->reply = p->base_tag;
-    return empi_isend(&p->reply, sizeof p->reply, empi_byte_type, r->peer, REPLY_TAG(r->tag), r->comm,
-                      r->comm->context_id, EMPI_MODE_STANDARD, &p->setup_req);
+    int src = empi_isend(&p->reply, sizeof p->reply, empi_byte_type, r->peer, (int)p->setup[2], r->comm,
+                         r->comm->context_id, EMPI_MODE_STANDARD, &p->setup_req);
+    return rc != MPI_SUCCESS ? rc : src;
 }
 
 static int post_partition_receives(part_t *p)
 {
     empi_request_t *r = p->req;
     p->pending = p->peer_parts;
+    if (p->refused)
+        return MPI_SUCCESS;
     memset(p->flag, 0, (size_t)p->peer_parts);
     for (int i = 0; i < p->peer_parts; i++) {
         int rc = empi_irecv(bytes_at(p, (uint64_t)i * p->peer_pbytes), (MPI_Count)p->peer_pbytes, empi_byte_type,
@@ -148,7 +173,7 @@ static int post_partition_receives(part_t *p)
     return MPI_SUCCESS;
 }
 
-/* Finish the control exchange if it completed; returns events. */
+/* Finish the control exchange if it completed (between rounds too); returns events. */
 static int poll_setup(part_t *p)
 {
     if (!p->setup_req || !p->setup_req->complete)
@@ -159,16 +184,28 @@ static int poll_setup(part_t *p)
     p->ctl_is_recv = 0;
     if (rc == MPI_SUCCESS && !p->established) {
         if (p->is_send) {
+            p->refused = p->reply == REFUSED;
             p->base_tag = p->reply;
             p->established = 1;
         } else {
             rc = receiver_establish(p);
-            if (rc == MPI_SUCCESS)
-                rc = post_partition_receives(p);
+            if (p->running && p->established) {
+                int prc = post_partition_receives(p);
+                rc = rc != MPI_SUCCESS ? rc : prc;
+            }
         }
     }
+    if (rc != MPI_SUCCESS && p->setup_err == MPI_SUCCESS)
+        p->setup_err = rc;
     note_error(p, rc);
     return 1;
+}
+
+/* Out of the progress list while nothing is left to do until the next MPI_Start. */
+static void park(part_t *p)
+{
+    if (!p->running && p->established && !p->setup_req && listed(p))
+        list_remove(p);
 }
 
 /* Advance one channel; complete its request when the round is over. Returns events. */
@@ -176,6 +213,10 @@ static int poll_part(part_t *p)
 {
     empi_request_t *r = p->req;
     int events = poll_setup(p);
+    if (!p->running) {
+        park(p);
+        return events;
+    }
     if (p->established && p->is_send)
         for (int i = 0; i < p->nparts; i++)
             if (p->flag[i] && !p->sent[i]) {
@@ -207,14 +248,15 @@ static int poll_part(part_t *p)
         r->status.MPI_TAG = p->is_send ? MPI_ANY_TAG : r->tag;
         r->status.MPI_ERROR = p->round_err;
         if (!p->is_send)
-            empi_status_set_bytes(&r->status, (MPI_Count)total_bytes(p));
-        list_remove(p);
+            empi_status_set_bytes(&r->status, p->refused ? 0 : (MPI_Count)total_bytes(p));
+        p->running = 0;
+        park(p);
         empi_request_set_complete(r);
         events++;
     } else if (p->round_err != MPI_SUCCESS && !r->complete && !p->established) {
         /* Setup failed: nothing will ever arrive; end the round with the error. */
         r->status.MPI_ERROR = p->round_err;
-        list_remove(p);
+        p->running = 0;
         empi_request_set_complete(r);
     }
     return events;
@@ -236,11 +278,50 @@ static int part_poll(empi_request_t *req)
     return req->complete ? 0 : poll_part(p);
 }
 
+/* At init: the sender's SETUP leaves and its REPLY receive is posted; the receiver's SETUP receive
+   is posted. Pt2pt's order per (communicator, peer, tag) then pairs channels in init order. */
+static int open_channel(part_t *p)
+{
+    empi_request_t *req = p->req;
+    int rc;
+    if (p->is_send) {
+        int reply_tag = REPLY_TAG((int)(next_channel++ & 0x1fffffff));
+        p->setup[0] = p->nparts;
+        p->setup[1] = (int64_t)p->pbytes;
+        p->setup[2] = reply_tag;
+        /* Post the REPLY receive before SETUP leaves so the answer always has a home. */
+        rc = empi_irecv(&p->reply, sizeof p->reply, empi_byte_type, req->peer, reply_tag, req->comm,
+                        req->comm->context_id, &p->setup_req);
+        p->ctl_is_recv = 1;
+        empi_request_t *setup;
+        if (rc == MPI_SUCCESS)
+            rc = empi_isend(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
+                            req->comm->context_id, EMPI_MODE_STANDARD, &setup);
+        /* Nobody waits for SETUP: it frees itself once it has left (as after MPI_Request_free). */
+        if (rc == MPI_SUCCESS && setup->complete)
+            empi_request_release(setup);
+        else if (rc == MPI_SUCCESS)
+            setup->user_freed = 1;
+    } else {
+        rc = empi_irecv(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
+                        req->comm->context_id, &p->setup_req);
+        p->ctl_is_recv = 1;
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!hook_added) {
+        empi_progress_add_hook(part_hook);
+        hook_added = 1;
+    }
+    list_add(p);
+    return MPI_SUCCESS;
+}
+
 static int part_start(empi_request_t *req)
 {
     part_t *p = req->state;
     req->complete = 0;
-    p->round_err = MPI_SUCCESS;
+    p->round_err = p->setup_err;
     empi_status_empty(&req->status);
     if (p->is_send) {
         memset(p->flag, 0, (size_t)p->nparts);
@@ -252,39 +333,14 @@ static int part_start(empi_request_t *req)
         empi_request_set_complete(req);
         return MPI_SUCCESS;
     }
-    int rc = MPI_SUCCESS;
-    if (p->is_send) {
-        if (!p->established) {
-            /* Post the REPLY receive before SETUP leaves so the answer always has a home. */
-            p->setup[0] = p->nparts;
-            p->setup[1] = (int64_t)p->pbytes;
-            empi_request_t *setup;
-            rc = empi_irecv(&p->reply, sizeof p->reply, empi_byte_type, req->peer, REPLY_TAG(req->tag), req->comm,
-                            req->comm->context_id, &p->setup_req);
-            p->ctl_is_recv = 1;
-            if (rc == MPI_SUCCESS)
-                rc = empi_isend(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag),
-                                req->comm, req->comm->context_id, EMPI_MODE_STANDARD, &setup);
-            /* Nobody waits for SETUP: it frees itself once it has left (as after MPI_Request_free). */
-            if (rc == MPI_SUCCESS && setup->complete)
-                empi_request_release(setup);
-            else if (rc == MPI_SUCCESS)
-                setup->user_freed = 1;
-        }
-    } else if (!p->established) {
-        rc = empi_irecv(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
-                        req->comm->context_id, &p->setup_req);
-        p->ctl_is_recv = 1;
-    } else {
-        rc = post_partition_receives(p);
+    if (!p->is_send && p->established) {
+        int rc = post_partition_receives(p);
+        if (rc != MPI_SUCCESS)
+            return rc;
     }
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (!hook_added) {
-        empi_progress_add_hook(part_hook);
-        hook_added = 1;
-    }
-    list_add(p);
+    p->running = 1;
+    if (!listed(p))
+        list_add(p);
     poll_part(p);
     return MPI_SUCCESS;
 }
@@ -307,7 +363,7 @@ static void part_destroy(empi_request_t *req)
     part_t *p = req->state;
     if (!p)
         return;
-    if (p->next || p->prev || active == p)
+    if (listed(p))
         list_remove(p);
     retire_internal(p->setup_req, p->ctl_is_recv);
     int n = p->is_send ? p->nparts : p->peer_parts;
@@ -338,8 +394,8 @@ static int part_init(const char *fn, int is_send, void *buf, int partitions, MPI
                                        &c, &dt);
     EMPI_CHECK(rc);
     EMPI_CHECK(empi_check_ptr(fn, c, request, "request"));
-    if (partitions < 1)
-        return empi_err_comm(c, MPI_ERR_ARG, "%s: partitions %d is not positive", fn, partitions);
+    if (partitions < 0)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: partitions %d is negative", fn, partitions);
     if (count < 0)
         return empi_err_comm(c, MPI_ERR_COUNT, "%s: count %lld is negative", fn, (long long)count);
     if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
@@ -355,9 +411,10 @@ static int part_init(const char *fn, int is_send, void *buf, int partitions, MPI
         p->nparts = partitions;
         p->pbytes = (uint64_t)(count * dt->size);
         if (is_send) {
-            p->flag = calloc((size_t)partitions, 1);
-            p->sent = calloc((size_t)partitions, 1);
-            p->msg = calloc((size_t)partitions, sizeof *p->msg);
+            size_t n = (size_t)(partitions ? partitions : 1);
+            p->flag = calloc(n, 1);
+            p->sent = calloc(n, 1);
+            p->msg = calloc(n, sizeof *p->msg);
             if (!dt->is_contig)
                 p->staging = malloc(total_bytes(p) ? total_bytes(p) : 1);
         }
@@ -387,6 +444,11 @@ static int part_init(const char *fn, int is_send, void *buf, int partitions, MPI
     req->ctx = c->context_id;
     req->ops = &part_ops;
     req->state = p;
+    if (peer != MPI_PROC_NULL && (rc = open_channel(p)) != MPI_SUCCESS) {
+        empi_request_release(req);
+        empi_unlock();
+        return empi_err_comm(c, rc, "%s: could not open the channel to rank %d", fn, peer);
+    }
     *request = (MPI_Request)req;
     empi_unlock();
     return MPI_SUCCESS;

@@ -2,8 +2,10 @@
  * Partitioned communication around a ring: sender and receiver partition the same message
  * differently, partitions become ready in a random order through MPI_Pready, MPI_Pready_range and
  * MPI_Pready_list, the receiver checks each partition's data as soon as MPI_Parrived reports it,
- * channels are restarted over several rounds, a noncontiguous receive type, MPI_PROC_NULL, and
- * the error classes of misuse.
+ * channels are restarted over several rounds, a noncontiguous receive type, channels sharing
+ * (communicator, peer, tag) paired in the order of their init calls whatever the order of the
+ * starts, zero partitions, a receive of another size (MPI_ERR_TRUNCATE there, the send completes),
+ * MPI_PROC_NULL, and the error classes of misuse.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,76 @@ static void round_trip(MPI_Request sreq, MPI_Request rreq, int *sbuf, int *rbuf,
   CHECK(flag, "Parrived false on a completed round");
 }
 
+/* Three channels on one (communicator, peer, tag) with different partitionings pair in init order
+   (MPI 4.1 4.2.3), though the receiver starts them in reverse and the sender in another order. */
+static void init_order(int left, int right) {
+  enum { K = 3 };
+  int s[K][6], r[K][6];
+  MPI_Request sr[K], rr[K];
+  for (int k = 0; k < K; k++) {
+    for (int i = 0; i < 6; i++) {
+      s[k][i] = 100 * (k + 1) + i + 1000 * empi_rank();
+      r[k][i] = -1;
+    }
+    CHECK_MPI(MPI_Psend_init(s[k], k + 1, 6 / (k + 1), MPI_INT, right, 70, MPI_COMM_WORLD, MPI_INFO_NULL, &sr[k]));
+  }
+  for (int k = 0; k < K; k++)
+    CHECK_MPI(MPI_Precv_init(r[k], K - k, 6 / (K - k), MPI_INT, left, 70, MPI_COMM_WORLD, MPI_INFO_NULL, &rr[k]));
+  for (int round = 0; round < 2; round++) {
+    for (int k = K - 1; k >= 0; k--)
+      CHECK_MPI(MPI_Start(&rr[k]));
+    const int sorder[K] = {1, 2, 0};
+    for (int j = 0; j < K; j++) {
+      int k = sorder[j];
+      CHECK_MPI(MPI_Start(&sr[k]));
+      CHECK_MPI(MPI_Pready_range(0, k, sr[k]));
+    }
+    CHECK_MPI(MPI_Waitall(K, sr, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Waitall(K, rr, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < K; k++)
+      for (int i = 0; i < 6; i++)
+        CHECK(r[k][i] == 100 * (k + 1) + i + 1000 * left, "round %d channel %d element %d: %d", round, k, i,
+              r[k][i]);
+  }
+  for (int k = 0; k < K; k++) {
+    CHECK_MPI(MPI_Request_free(&sr[k]));
+    CHECK_MPI(MPI_Request_free(&rr[k]));
+  }
+}
+
+/* Zero partitions complete; a receive smaller than the send fails with MPI_ERR_TRUNCATE there while
+   the send completes (its data dropped, as a truncated message's). */
+static void sizes(int left, int right) {
+  MPI_Request s, r;
+  int sb[10] = {0}, rb[8] = {0};
+  CHECK_MPI(MPI_Psend_init(sb, 0, 1, MPI_INT, right, 80, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+  CHECK_MPI(MPI_Precv_init(rb, 0, 1, MPI_INT, left, 80, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+  for (int round = 0; round < 2; round++) {
+    CHECK_MPI(MPI_Start(&r));
+    CHECK_MPI(MPI_Start(&s));
+    CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  }
+  CHECK_MPI(MPI_Request_free(&s));
+  CHECK_MPI(MPI_Request_free(&r));
+
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  for (int i = 0; i < 10; i++)
+    sb[i] = i;
+  CHECK_MPI(MPI_Psend_init(sb, 2, 5, MPI_INT, right, 81, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+  CHECK_MPI(MPI_Precv_init(rb, 2, 4, MPI_INT, left, 81, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+  for (int round = 0; round < 2; round++) {
+    CHECK_MPI(MPI_Start(&r));
+    CHECK_MPI(MPI_Start(&s));
+    CHECK_MPI(MPI_Pready_range(0, 1, s));
+    CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    CHECK_ERR(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+  }
+  CHECK_MPI(MPI_Request_free(&s));
+  CHECK_MPI(MPI_Request_free(&r));
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   int me = empi_rank(), n = empi_size();
@@ -157,6 +229,9 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Request_free(&r));
   }
 
+  init_order(left, right);
+  sizes(left, right);
+
   /* MPI_PROC_NULL: completes at once. */
   {
     MPI_Request s, r;
@@ -191,7 +266,7 @@ int main(int argc, char **argv) {
     MPI_Request bad;
     CHECK_ERR(MPI_Precv_init(rbuf, 2, 1, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
               MPI_ERR_RANK);
-    CHECK_ERR(MPI_Psend_init(sbuf, 0, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Psend_init(sbuf, -1, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad), MPI_ERR_ARG);
     CHECK_MPI(MPI_Request_free(&s));
     CHECK_MPI(MPI_Request_free(&r));
   }
