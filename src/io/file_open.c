@@ -221,6 +221,9 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     empi_comm_t *c = empi_comm_get(comm);
     if (!c)
         return empi_err_file(NULL, MPI_ERR_COMM, "%s: invalid communicator", fname);
+    if (empi_comm_is_inter(c))
+        return empi_err_file(NULL, MPI_ERR_COMM, "%s: comm is an intercommunicator; files are opened over "
+                                                 "intracommunicators", fname);
     if (!fh)
         return empi_err_file(NULL, MPI_ERR_ARG, "%s: fh is NULL", fname);
     if (!filename)

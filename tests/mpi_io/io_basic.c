@@ -34,6 +34,16 @@ static void test_open_errors(const char *path)
               MPI_ERR_AMODE);
     CHECK_ERR(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE, MPI_INFO_NULL, &fh), MPI_ERR_AMODE);
     CHECK_ERR(MPI_File_delete(path, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+    /* files are opened over intracommunicators */
+    if (empi_size() > 1) {
+        int rank = empi_rank();
+        MPI_Comm half, inter;
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 3, &inter));
+        CHECK_ERR(MPI_File_open(inter, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh), MPI_ERR_COMM);
+        CHECK_MPI(MPI_Comm_free(&inter));
+        CHECK_MPI(MPI_Comm_free(&half));
+    }
 }
 
 /* Every rank writes its block at offset rank*BLOCK; then every rank reads the whole file. */

@@ -216,12 +216,16 @@ static void t_alltoall(int kind) { /* 0: alltoall, 1: alltoallv, 2: alltoallw */
   free(types);
 }
 
+/* MPI 4.1 6.10.1: each group reduces count = (local size) * recvcount elements, the same count in
+   both groups, so recvcount differs between groups of different sizes. */
 static void t_reduce_scatter_block(void) {
-  int n = h.rsize, c = 2;
-  int *in = malloc(sizeof(int) * (size_t)(c * n)), out[2] = {-1, -1};
-  CHECK(in, "malloc");
-  for (int i = 0; i < c * n; i++)
+  int total = 2 * h.lsize * h.rsize, c = total / h.lsize;
+  int *in = malloc(sizeof(int) * (size_t)total), *out = malloc(sizeof(int) * (size_t)c);
+  CHECK(in && out, "malloc");
+  for (int i = 0; i < total; i++)
     in[i] = val(h.color, h.lrank, i);
+  for (int k = 0; k < c; k++)
+    out[k] = -1;
   RUN(MPI_Reduce_scatter_block(in, out, c, MPI_INT, MPI_SUM, h.inter),
       MPI_Ireduce_scatter_block(in, out, c, MPI_INT, MPI_SUM, h.inter, &req));
   for (int k = 0; k < c; k++) {
@@ -231,6 +235,7 @@ static void t_reduce_scatter_block(void) {
     CHECK(out[k] == want, "reduce_scatter_block[%d] = %d, want %d", k, out[k], want);
   }
   free(in);
+  free(out);
 }
 
 /* Both groups send the same 7 elements; each scatters the other's sum unevenly over its ranks. */

@@ -160,11 +160,12 @@ static int reduce_then_scatter(empi_sched_t *s, const empi_coll_args_t *a, MPI_C
     return local_end(s, l, err);
 }
 
-/* Every process sends rcount * (remote size) elements and gets rcount of the remote reduction. */
+/* MPI 4.1 6.10.1: every process sends rcount * (local size) elements, a count both groups share, and
+   gets rcount of the remote reduction (so groups of different sizes pass different rcounts). */
 static int inter_reduce_scatter_block(empi_sched_t *s, const empi_coll_args_t *a)
 {
-    int n = s->comm->size, m = s->comm->remote_group->size;
-    return reduce_then_scatter(s, a, a->rcount * m, a->rcount * n, NULL, a->rcount);
+    MPI_Count total = a->rcount * s->comm->size;
+    return reduce_then_scatter(s, a, total, total, NULL, a->rcount);
 }
 
 /*
