@@ -7,8 +7,11 @@
  *   1. each participant takes a fresh proposal P = fetch_add(next, 2), which nothing else here
  *      can take;
  *   2. R = max of the proposals over the participants;
- *   3. each claims R: it is ours if R == P, or if R >= next (nobody here has it) and we can move
- *      next past R before another thread hands R out;
+ *   3. each claims [R, R + width): it is ours if R == P, or if its ids above our own block
+ *      [P, P + width) are at or above next (nobody here has them) and we can move next past
+ *      R + width before another thread hands them out (R may start inside our block when the
+ *      participants' counters differ by less than a width: without counting our block as ours
+ *      that claim failed on every retry, the gap never closing);
  *   4. AND of the claims: all succeeded -> R is the id; else retry (R is abandoned everywhere).
  * Concurrent creations on other parents (other threads) only ever move `next` up, so they cannot
  * both claim one R in a process: the second sees next > R. Each retry proposes above every
@@ -25,8 +28,9 @@ static int claim(uint32_t proposal, uint32_t agreed, uint32_t width)
 {
     if (agreed == proposal)
         return 1;
+    uint32_t first_foreign = agreed > proposal + width ? agreed : proposal + width;
     uint32_t cur = atomic_load(&next_context);
-    while (cur <= agreed)
+    while (cur <= first_foreign)
         if (atomic_compare_exchange_weak(&next_context, &cur, agreed + width))
             return 1;
     return 0;

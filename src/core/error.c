@@ -198,7 +198,7 @@ int empi_error_class_of(int code)
     if (code >= 0 && code < EMPI_ERR_CLASS_LIMIT)
         return class_text[code] ? code : -1;
     if (is_mpi_t_code(code))
-        return MPI_ERR_OTHER;
+        return code;   /* the tool interface's return codes are error classes of their own */
     if (code >= EMPI_ERR_CLASS_LIMIT && code <= MPI_ERR_LASTCODE) {
         int errclass = code % EMPI_ERR_CLASS_LIMIT;
         return class_text[errclass] ? errclass : -1;

@@ -34,6 +34,11 @@ int main(void)
     EXPECT(strncmp(text, "MPI_SUCCESS", 11) == 0);
     EXPECT_OK(PMPI_Error_string(MPI_ERR_ABI, text, &len));
     EXPECT(strncmp(text, "MPI_ERR_ABI", 11) == 0);
+    /* and so are the tool interface's */
+    EXPECT_OK(PMPI_Error_class(MPI_T_ERR_INVALID_NAME, &cls));
+    EXPECT(cls == MPI_T_ERR_INVALID_NAME);
+    EXPECT_OK(PMPI_Error_class(MPI_T_ERR_PVAR_NO_ATOMIC, &cls));
+    EXPECT(cls == MPI_T_ERR_PVAR_NO_ATOMIC);
 
     /* many errors: every fresh code keeps its class and never lands on an MPI_T code */
     for (int i = 0; i < 1000; i++) {
