@@ -148,33 +148,52 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-/* Dup: same group, fresh context, attributes through their copy callbacks; the hints given, none of
-   the old communicator's (MPI 4.0 on: hints are not propagated, 7.4.4). */
+/* What a dup carries over once it exists: the hints given (none of the old communicator's: MPI 4.0
+   on, hints are not propagated, 7.4.4), the topology, the attributes through their copy callbacks.
+   Releases d when a callback fails. */
+static int dup_attach(empi_comm_t *c, empi_comm_t *d, empi_info_t *hints)
+{
+    d->info = hints ? empi_info_dup(hints) : NULL;
+    empi_comm_share_topo(d, c);
+    int rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
+    if (rc != MPI_SUCCESS)
+        empi_comm_release(d);
+    return rc;
+}
+
+static int dup_failed(empi_comm_t *c, const char *fname, int rc)
+{
+    return empi_err_comm(c, rc, "%s: %s", fname,
+                         rc == MPI_ERR_NO_MEM ? "out of memory"
+                                              : "an attribute copy callback failed (or the context agreement did)");
+}
+
+/* The hints argument of the *_with_info forms (NULL for the others and for MPI_INFO_NULL). */
+static int dup_hints(empi_comm_t *c, MPI_Info info, int use_info, const char *fname, empi_info_t **hints)
+{
+    *hints = NULL;
+    if (use_info && info != MPI_INFO_NULL && !(*hints = empi_info_get(info)))
+        return empi_err_comm(c, MPI_ERR_INFO, "%s: invalid info %p", fname, (void *)info);
+    return MPI_SUCCESS;
+}
+
+/* Dup: same group, fresh context agreed before returning. */
 static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, const char *fname)
 {
     empi_comm_t *c;
     EMPI_CHECK(empi_comm_check(comm, fname, &c));
     if (!newcomm)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: newcomm is NULL", fname);
-    empi_info_t *hints = NULL;
-    if (use_info && info != MPI_INFO_NULL && !(hints = empi_info_get(info)))
-        return empi_err_comm(c, MPI_ERR_INFO, "%s: invalid info %p", fname, (void *)info);
-
+    empi_info_t *hints;
+    EMPI_CHECK(dup_hints(c, info, use_info, fname, &hints));
     empi_lock();
     empi_comm_t *d = NULL;
     int rc = empi_comm_create_from(c, c->group, &d);
-    if (rc == MPI_SUCCESS) {
-        d->info = use_info && hints ? empi_info_dup(hints) : NULL;
-        empi_comm_share_topo(d, c);
-        rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
-        if (rc != MPI_SUCCESS)
-            empi_comm_release(d);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = dup_attach(c, d, hints);
     empi_unlock();
     if (rc != MPI_SUCCESS)
-        return empi_err_comm(c, rc, "%s: %s", fname,
-                             rc == MPI_ERR_NO_MEM ? "out of memory"
-                                                  : "an attribute copy callback failed (or the context agreement did)");
+        return dup_failed(c, fname, rc);
     *newcomm = d->handle;
     return MPI_SUCCESS;
 }
@@ -204,9 +223,10 @@ MPI_Comm PMPI_Comm_fromint(int comm)
 }
 
 /*
- * MPI_Comm_idup: for now the duplication completes inside the call and the request is born
- * complete. Correct whenever every member reaches its idup without first waiting on a member that
- * has not (the usual pattern); a schedule-driven version can replace this without API change.
+ * MPI_Comm_idup: the new communicator is made at once and gets its context id when the agreement,
+ * run without blocking (comm_idup.c), completes the request. An intercommunicator's dup agrees
+ * over both groups through their leaders, which stays a blocking exchange: its request is born
+ * complete.
  */
 static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, MPI_Request *request,
                      const char *fname)
@@ -215,16 +235,36 @@ static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newco
     EMPI_CHECK(empi_comm_check(comm, fname, &c));
     if (!request)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: request is NULL", fname);
-    EMPI_CHECK(dup_comm(comm, info, use_info, newcomm, fname));
+    if (empi_comm_is_inter(c))
+        EMPI_CHECK(dup_comm(comm, info, use_info, newcomm, fname));
+    else if (!newcomm)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: newcomm is NULL", fname);
+    empi_info_t *hints;
+    EMPI_CHECK(dup_hints(c, info, use_info, fname, &hints));
     empi_lock();
     empi_request_t *req = empi_request_new(EMPI_REQ_COLL, c);
-    if (req) {
+    empi_comm_t *d = NULL;
+    int rc = req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && empi_comm_is_inter(c)) {
         empi_status_empty(&req->status);
         empi_request_set_complete(req);
+    } else if (rc == MPI_SUCCESS) {
+        /* no traffic reaches the new context until every member has agreed on it */
+        rc = empi_comm_build(c, c->group, EMPI_CONTEXT_PENDING, &d);
+        if (rc == MPI_SUCCESS)
+            rc = dup_attach(c, d, hints);
+        if (rc == MPI_SUCCESS)
+            rc = empi_comm_idup_start(c, d, req);
+        else
+            d = NULL;
     }
+    if (rc != MPI_SUCCESS && req)
+        empi_request_release(req);
     empi_unlock();
-    if (!req)
-        return empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fname);
+    if (rc != MPI_SUCCESS)
+        return dup_failed(c, fname, rc);
+    if (d)
+        *newcomm = d->handle;
     *request = (MPI_Request)req;
     return MPI_SUCCESS;
 }

@@ -24,7 +24,12 @@
 /* 0 and 2 are MPI_COMM_WORLD and MPI_COMM_SELF (their collective contexts are 1 and 3). */
 static _Atomic uint32_t next_context = 4;
 
-static int claim(uint32_t proposal, uint32_t agreed, uint32_t width)
+uint32_t empi_comm_context_propose(uint32_t width)
+{
+    return atomic_fetch_add(&next_context, width);
+}
+
+int empi_comm_context_claim(uint32_t proposal, uint32_t agreed, uint32_t width)
 {
     if (agreed == proposal)
         return 1;
@@ -46,13 +51,13 @@ int empi_comm_agree_context_n(const empi_coll_set_t *set, const empi_coll_bridge
                               uint32_t *context_id)
 {
     for (;;) {
-        uint32_t proposal = atomic_fetch_add(&next_context, (uint32_t)width);
+        uint32_t proposal = empi_comm_context_propose((uint32_t)width);
         int vals[1] = {(int)proposal};
         int rc = empi_coll_bridge_allreduce_int(set, bridge, vals, 1, EMPI_COLL_INT_MAX);
         if (rc != MPI_SUCCESS)
             return rc;
         uint32_t agreed = (uint32_t)vals[0];
-        int ok[1] = {claim(proposal, agreed, (uint32_t)width)};
+        int ok[1] = {empi_comm_context_claim(proposal, agreed, (uint32_t)width)};
         rc = empi_coll_bridge_allreduce_int(set, bridge, ok, 1, EMPI_COLL_INT_AND);
         if (rc != MPI_SUCCESS)
             return rc;

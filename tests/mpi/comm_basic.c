@@ -191,6 +191,52 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Barrier(idup));
   CHECK_MPI(MPI_Comm_free(&idup));
 
+  /* MPI_Comm_idup does not block: even ranks start it, then receive a message too large to go
+     eagerly that their odd partner sends before reaching its own idup (a blocking idup would wait
+     for the partner, which waits for the receive). Several idups and a dup are outstanding at once
+     and completed in reverse. */
+  {
+    enum { BIG = 1 << 22 };
+    char *big = malloc(BIG);
+    CHECK(big, "malloc");
+    int partner = rank ^ 1;
+    MPI_Comm nb[2], blocking;
+    MPI_Request nq[2];
+    if (partner < size && rank % 2 == 1) {
+      memset(big, rank, BIG);
+      CHECK_MPI(MPI_Send(big, BIG, MPI_CHAR, partner, 77, MPI_COMM_WORLD));
+    }
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &nb[0], &nq[0]));
+    if (partner < size && rank % 2 == 0) {
+      CHECK_MPI(MPI_Recv(big, BIG, MPI_CHAR, partner, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(big[0] == (char)partner && big[BIG - 1] == (char)partner, "large message corrupted");
+    }
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &nb[1], &nq[1]));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &blocking));
+    CHECK_MPI(MPI_Wait(&nq[1], MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&nq[0], MPI_STATUS_IGNORE));
+    MPI_Comm all[3] = {nb[0], nb[1], blocking};
+    for (int k = 0; k < 3; k++) {
+      int sum = -1, one = rank + 10 * k;
+      CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, all[k]));
+      CHECK(sum == size * (size - 1) / 2 + 10 * k * size, "allreduce on dup %d: %d", k, sum);
+      CHECK(cmp(all[k], MPI_COMM_WORLD) == MPI_CONGRUENT, "dup %d not congruent", k);
+    }
+    /* distinct contexts: sent on 0, 1, 2, received on 2, 1, 0, each gets its own */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, got[3], vals[3] = {0, 1, 2};
+    MPI_Request sq[3];
+    for (int k = 0; k < 3; k++)
+      CHECK_MPI(MPI_Isend(&vals[k], 1, MPI_INT, right, 5, all[k], &sq[k]));
+    for (int k = 2; k >= 0; k--) {
+      CHECK_MPI(MPI_Recv(&got[k], 1, MPI_INT, left, 5, all[k], MPI_STATUS_IGNORE));
+      CHECK(got[k] == k, "dup %d received %d: two dups share a context", k, got[k]);
+    }
+    CHECK_MPI(MPI_Waitall(3, sq, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < 3; k++)
+      CHECK_MPI(MPI_Comm_free(&all[k]));
+    free(big);
+  }
+
   /* Hints are not propagated (MPI 4.0 on): a dup or idup of a communicator carrying one has none;
      dup_with_info carries the one given. */
   MPI_Info hint, used;

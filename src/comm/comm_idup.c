@@ -1,0 +1,239 @@
+/*
+ * MPI_Comm_idup of an intracommunicator without blocking: the context agreement of comm_context.c
+ * (max of the proposals, claim, AND of the claims, again until all claims succeed) run as a state
+ * machine that the request's completion calls and a progress hook advance, so a process can start
+ * the dup, then wait on a message its peer sends before reaching its own idup.
+ *
+ * Each reduction is the binomial tree of comm_coll.c on nonblocking internal messages: receive the
+ * children's values, send the combination to the parent, receive the result from the parent,
+ * send it to the children. All of it uses one collective tag taken from the parent's sequence at
+ * the call, so it cannot meet the messages of collectives started before or after on the parent;
+ * the rounds of the agreement follow each other on that tag in the same order everywhere.
+ *
+ * The new communicator exists from the call on (its handle is returned at once); it gets its
+ * context id when the agreement completes, before the request does.
+ */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+#include "comm/comm.h"
+#include "core/global.h"
+#include "core/progress.h"
+#include "pt2pt/pt2pt.h"
+
+#define MAX_CHILDREN 32   /* a binomial tree over at most 2^31 ranks */
+#define WIDTH 2           /* context ids per intracommunicator: user and collective traffic */
+
+enum stage { UP, DOWN, OUT };
+
+typedef struct idup idup_t;
+struct idup {
+    empi_comm_t *parent, *child;
+    empi_request_t *req;
+    int me, n, tag;
+    uint32_t proposal, agreed;
+    int and_round;            /* 0: max of the proposals; 1: AND of the claims */
+    enum stage stage;
+    int val, up, down;        /* running value; what went to the parent; what came back */
+    int in[MAX_CHILDREN];     /* the children's values */
+    empi_request_t *pending[MAX_CHILDREN + 2];
+    int npending;
+    idup_t *next;
+};
+
+static idup_t *running;
+static int hook_added;
+
+/* Lowest set bit of me, or the first power of two >= n for the root. */
+static int span_of(int me, int n)
+{
+    if (me != 0)
+        return me & -me;
+    int m = 1;
+    while (m < n)
+        m <<= 1;
+    return m;
+}
+
+static int post(idup_t *x, int is_recv, int *buf, int peer)
+{
+    empi_request_t **r = &x->pending[x->npending++];
+    empi_comm_t *c = x->parent;
+    return is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c), r)
+                   : empi_isend(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c),
+                                EMPI_MODE_STANDARD, r);
+}
+
+/* A reduction round starts: the children's values are awaited (a leaf goes straight up). */
+static int round_begin(idup_t *x, int value)
+{
+    x->val = value;
+    x->stage = UP;
+    int span = span_of(x->me, x->n), k = 0, rc = MPI_SUCCESS;
+    for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1, k++)
+        if (x->me + m < x->n)
+            rc = post(x, 1, &x->in[k], x->me + m);
+    return rc;
+}
+
+/* Every message of the stage has completed: release them; MPI_SUCCESS or the first error. */
+static int stage_done(idup_t *x, int *done)
+{
+    *done = 1;
+    for (int i = 0; i < x->npending; i++)
+        if (!x->pending[i]->complete) {
+            *done = 0;
+            return MPI_SUCCESS;
+        }
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < x->npending; i++) {
+        if (rc == MPI_SUCCESS)
+            rc = x->pending[i]->status.MPI_ERROR;
+        empi_request_release(x->pending[i]);
+    }
+    x->npending = 0;
+    return rc;
+}
+
+static int combine(int and_round, int a, int b)
+{
+    return and_round ? (a && b) : (b > a ? b : a);
+}
+
+/* The next stage of the round once the current one is over; *finished when the round is. */
+static int round_step(idup_t *x, int *finished)
+{
+    int done, span = span_of(x->me, x->n);
+    int rc = stage_done(x, &done);
+    *finished = 0;
+    if (rc != MPI_SUCCESS || !done)
+        return rc;
+    switch (x->stage) {
+    case UP:
+        for (int m = 1, k = 0; m < span; m <<= 1, k++)
+            if (x->me + m < x->n)
+                x->val = combine(x->and_round, x->val, x->in[k]);
+        if (x->me != 0) {
+            x->up = x->val;
+            x->stage = DOWN;
+            rc = post(x, 0, &x->up, x->me - span);
+            return rc != MPI_SUCCESS ? rc : post(x, 1, &x->down, x->me - span);
+        }
+        /* the root has the result */
+        __attribute__((fallthrough));
+    case DOWN:
+        if (x->me != 0)
+            x->val = x->down;
+        x->stage = OUT;
+        for (int m = span >> 1; m > 0 && rc == MPI_SUCCESS; m >>= 1)
+            if (x->me + m < x->n)
+                rc = post(x, 0, &x->val, x->me + m);
+        return rc;
+    case OUT:
+        *finished = 1;
+        return MPI_SUCCESS;
+    }
+    return MPI_SUCCESS;
+}
+
+static void unlink_running(idup_t *x)
+{
+    for (idup_t **p = &running; *p; p = &(*p)->next)
+        if (*p == x) {
+            *p = x->next;
+            return;
+        }
+}
+
+static void finish(idup_t *x, int rc, uint32_t context_id)
+{
+    empi_request_t *req = x->req;
+    if (rc == MPI_SUCCESS)
+        x->child->context_id = context_id;
+    empi_status_empty(&req->status);
+    req->status.MPI_ERROR = rc;
+    unlink_running(x);
+    empi_comm_release(x->parent);
+    req->state = NULL;
+    free(x);
+    empi_request_set_complete(req);
+}
+
+/* Advance one dup as far as its messages allow; returns events. */
+static int advance(idup_t *x)
+{
+    int events = 0, finished;
+    for (;;) {
+        int rc = round_step(x, &finished);
+        if (rc != MPI_SUCCESS) {
+            finish(x, rc, 0);
+            return events + 1;
+        }
+        if (!finished)
+            return events;
+        events++;
+        if (!x->and_round) {   /* the max of the proposals is in: claim it, AND the claims */
+            x->and_round = 1;
+            x->agreed = (uint32_t)x->val;
+            rc = round_begin(x, empi_comm_context_claim(x->proposal, x->agreed, WIDTH));
+        } else if (x->val) {
+            finish(x, MPI_SUCCESS, x->agreed);
+            return events;
+        } else {   /* someone could not take it: everybody proposes again */
+            x->and_round = 0;
+            x->proposal = empi_comm_context_propose(WIDTH);
+            rc = round_begin(x, (int)x->proposal);
+        }
+        if (rc != MPI_SUCCESS) {
+            finish(x, rc, 0);
+            return events;
+        }
+    }
+}
+
+static int idup_hook(void)
+{
+    int events = 0;
+    for (idup_t *x = running, *next; x; x = next) {
+        next = x->next;
+        events += advance(x);
+    }
+    return events;
+}
+
+static int idup_poll(empi_request_t *req)
+{
+    return req->complete || !req->state ? 0 : advance(req->state);
+}
+
+static const empi_request_ops_t idup_ops = {.poll = idup_poll};
+
+int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t *req)
+{
+    idup_t *x = calloc(1, sizeof *x);
+    if (!x)
+        return MPI_ERR_NO_MEM;
+    empi_comm_retain(parent);
+    x->parent = parent;
+    x->child = child;
+    x->req = req;
+    x->me = parent->rank;
+    x->n = parent->size;
+    x->tag = empi_coll_next_tag(parent);
+    x->proposal = empi_comm_context_propose(WIDTH);
+    req->ops = &idup_ops;
+    req->state = x;
+    x->next = running;
+    running = x;
+    if (!hook_added) {
+        empi_progress_add_hook(idup_hook);
+        hook_added = 1;
+    }
+    int rc = round_begin(x, (int)x->proposal);
+    if (rc != MPI_SUCCESS) {
+        finish(x, rc, 0);
+        return MPI_SUCCESS;   /* the request carries the error */
+    }
+    advance(x);
+    return MPI_SUCCESS;
+}
