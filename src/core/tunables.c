@@ -77,9 +77,37 @@ static void *field_ptr(int i)
     return (char *)&empi_tunables + offsets[i];
 }
 
+/* A STRING default "a|b|c": the accepted values, the first the default. */
+static int is_choice(int i)
+{
+    return empi_tunable_descs[i].type == EMPI_TUNABLE_STRING && strchr(empi_tunable_descs[i].def, '|');
+}
+
+static int choice_ok(const char *choices, const char *text)
+{
+    size_t n = strlen(text);
+    for (const char *c = choices; *c; c += strcspn(c, "|"), c += *c == '|')
+        if (strncmp(c, text, n) == 0 && (c[n] == '|' || c[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+const char *empi_tunable_default(int i)
+{
+    static char *firsts[sizeof(empi_tunable_descs) / sizeof(empi_tunable_descs[0])];
+    const char *def = empi_tunable_descs[i].def;
+    if (!is_choice(i))
+        return def;
+    if (!firsts[i] && !(firsts[i] = strndup(def, strcspn(def, "|"))))
+        abort();   /* at initialization, a few bytes */
+    return firsts[i];
+}
+
 static int set_value(int i, const char *text)
 {
     void *p = field_ptr(i);
+    if (is_choice(i) && !choice_ok(empi_tunable_descs[i].def, text))
+        return -1;
     switch (empi_tunable_descs[i].type) {
     case EMPI_TUNABLE_INT: {
         char *end;
@@ -102,7 +130,7 @@ int empi_tunables_load(void)
     int rc = 0;
     char name[128];
     for (int i = 0; i < empi_tunable_count; i++) {
-        if (set_value(i, empi_tunable_descs[i].def) != 0)
+        if (set_value(i, empi_tunable_default(i)) != 0)
             abort(); /* a default that does not parse is a bug in tunables.def */
         const char *env = getenv(empi_tunable_env_name(i, name, sizeof name));
         if (overrides[i]) {
@@ -110,9 +138,9 @@ int empi_tunables_load(void)
             continue;
         }
         if (env && set_value(i, env) != 0) {
-            fprintf(stderr, "EtherMPI: ignoring %s=\"%s\": not a valid value (default %s)\n", name, env,
-                    empi_tunable_descs[i].def);
-            set_value(i, empi_tunable_descs[i].def);
+            fprintf(stderr, "EtherMPI: ignoring %s=\"%s\": not a valid value (%s %s)\n", name, env,
+                    is_choice(i) ? "one of" : "default", empi_tunable_descs[i].def);
+            set_value(i, empi_tunable_default(i));
             rc = -1;
         }
     }

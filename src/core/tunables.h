@@ -28,6 +28,8 @@ typedef struct empi_tunable_desc {
 } empi_tunable_desc_t;
 
 extern const empi_tunable_desc_t empi_tunable_descs[];
+/* The default value of tunable i as text: the first of a choice list ("a|b|c"), else def. */
+const char *empi_tunable_default(int i);
 extern const int empi_tunable_count;
 
 /* Parse the environment into empi_tunables; returns 0, or -1 after printing which variable is bad. */
