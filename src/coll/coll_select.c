@@ -141,14 +141,15 @@ static void restrictions_text(unsigned f, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
+/* For empi-info: every algorithm of the registry with its restrictions and description. */
 __attribute__((visibility("default"))) int
-empi_info_coll_algorithms(void (*cb)(const char *coll, const char *alg, const char *restrictions))
+empi_info_coll_algorithms(void (*cb)(const char *coll, const char *alg, const char *restrictions, const char *desc))
 {
     char text[160];
     for (int i = 0; i < NREG; i++) {
         restrictions_text(registry[i].restrict_flags, text, sizeof text);
         if (cb)
-            cb(empi_coll_name(registry[i].coll), registry[i].name, text);
+            cb(empi_coll_name(registry[i].coll), registry[i].name, text, registry[i].desc);
     }
     return NREG;
 }

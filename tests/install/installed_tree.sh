@@ -35,6 +35,12 @@ grep -q EMPI_EAGER_LIMIT <<<"$info" || fail "empi-info does not list the tunable
 for name in $(sed -n 's/^EMPI_TUNABLE(\([a-z0-9_]*\),.*/\1/p' "$src/src/core/tunables.def" | tr a-z A-Z); do
     grep -q "^  EMPI_$name " <<<"$info" || fail "empi-info does not list EMPI_$name"
 done
+# every collective algorithm of the registry, under its collective's heading
+while read -r coll alg; do
+    awk -v c="  $coll" -v a="$alg" '$0 == c {inside = 1; next} /^  [a-z]/ {inside = 0} inside && $1 == a {found = 1}
+        END {exit !found}' <<<"$info" || fail "empi-info does not list the $coll algorithm $alg"
+done < <(sed -n 's/^ *{EMPI_COLL_\([A-Z_]*\), "\([a-z0-9_]*\)".*/\1 \2/p' "$src/src/coll/coll_select.c" | tr A-Z a-z)
+"$prefix/bin/empi-info" --no-such-option >/dev/null 2>&1 && fail "empi-info accepted an unknown option"
 listed=$(grep -c '^  EMPI_' <<<"$info")
 grep -q "^Tunables ($listed;" <<<"$info" || fail "empi-info lists $listed tunables, its header says otherwise"
 unset_all=$(env | sed -n 's/^\(EMPI_[A-Z0-9_]*\)=.*/-u \1/p')

@@ -16,6 +16,9 @@ typedef struct empi_info_tunable {
 } empi_info_tunable_t;
 int empi_info_tunable_count(void);
 int empi_info_tunable_get(int i, empi_info_tunable_t *out);
+/* Exported by the collective layer (src/coll/coll_select.c): the algorithm registry. */
+int empi_info_coll_algorithms(void (*cb)(const char *coll, const char *alg, const char *restrictions,
+                                         const char *desc));
 /* Exported by the ofi netmod (src/transport/ofi/ofi_provider.c); -1 when built without libfabric. */
 int empi_info_ofi_providers(void (*cb)(const char *prov, const char *fabric, const char *domain, int rdma),
                             char *chosen, size_t chosen_len);
@@ -87,6 +90,29 @@ static void print_tunables(int verbose)
     }
 }
 
+static int algs_verbose;
+static char last_coll[32];
+
+static void print_algorithm(const char *coll, const char *alg, const char *restrictions, const char *desc)
+{
+    if (strcmp(coll, last_coll)) {
+        snprintf(last_coll, sizeof last_coll, "%s", coll);
+        printf("  %s\n", coll);
+    }
+    printf("    %-22s restrictions: %s\n", alg, restrictions);
+    if (algs_verbose && desc)
+        printf("        %s\n", desc);
+}
+
+/* What EMPI_<COLLECTIVE>_ALGORITHM and the tuning table (EMPI_TUNING_FILE) may name. */
+static void print_algorithms(int verbose)
+{
+    algs_verbose = verbose;
+    printf("\nCollective algorithms (EMPI_<COLLECTIVE>_ALGORITHM=<name> forces one; a call that does not\n"
+           "meet its restrictions falls back to an algorithm that fits, with one warning):\n");
+    empi_info_coll_algorithms(print_algorithm);
+}
+
 static const char *pvar_class_name(int c)
 {
     switch (c) {
@@ -120,17 +146,36 @@ static void print_pvars(int verbose)
     MPI_T_finalize();
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: empi-info [--brief | --version | --help]\n"
+               "  Prints the version, transports, libfabric providers, every EMPI_* tunable with its value,\n"
+               "  default and description, every collective algorithm with its restrictions, and the MPI_T\n"
+               "  performance variables. --brief leaves out the descriptions; --version prints the first lines.\n");
+}
+
 int main(int argc, char **argv)
 {
-    int brief = argc > 1 && (!strcmp(argv[1], "--brief") || !strcmp(argv[1], "-b"));
-    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: empi-info [--brief]\n  Prints the version, transports, every EMPI_* tunable "
-               "with its value, default and description, and the MPI_T performance variables.\n");
-        return 0;
+    int brief = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--brief") || !strcmp(argv[i], "-b")) {
+            brief = 1;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+            print_version();
+            return 0;
+        } else {
+            fprintf(stderr, "empi-info: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 1;
+        }
     }
     print_version();
     print_ofi();
     print_tunables(!brief);
+    print_algorithms(!brief);
     print_pvars(!brief);
     return 0;
 }
