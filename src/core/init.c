@@ -304,9 +304,15 @@ int PMPI_Is_thread_main(int *flag)
 EMPI_WEAK_ALIAS(Abort)
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    /* The launcher's line already names the rank and the code: this says on what. Aborting a
+       sub-communicator ends the whole job, which the standard allows. */
     char msg[256];
-    (void)comm; /* aborting a sub-communicator ends the whole job, which the standard allows */
-    snprintf(msg, sizeof msg, "MPI_Abort(errorcode=%d) called by rank %d", errorcode, empi_g.boot.rank);
+    empi_comm_t *c = empi_comm_get(comm);
+    if (c)
+        snprintf(msg, sizeof msg, "on %s (%d process%s)", c->name[0] ? c->name : "a communicator", c->size,
+                 c->size == 1 ? "" : "es");
+    else
+        snprintf(msg, sizeof msg, "on an invalid communicator");
     empi_boot_abort(errorcode, msg);
     return MPI_SUCCESS;
 }

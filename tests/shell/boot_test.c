@@ -165,6 +165,7 @@ static int mode_crash(void)
         if (fork() == 0) /* a descendant that must die with the job */
             sleep_forever();
         signal(SIGSEGV, SIG_DFL); /* sanitizers install their own handler */
+        printf("rank %d crashes now\n", info.rank); /* no fflush: stdout is line-buffered */
         raise(SIGSEGV);
     }
     sleep_forever();

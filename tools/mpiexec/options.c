@@ -41,15 +41,20 @@ static void usage(FILE *f)
         "                           default none (also env EMPI_BIND_TO)\n"
         "  --report-bindings        every rank prints the CPUs it may run on\n"
         "  --oversubscribe          accepted, no effect; so are --allow-run-as-root,\n"
-        "                           --use-hwthread-cpus, -map-by, --prefix, -v, -q\n"
+        "                           --use-hwthread-cpus, -map-by, --prefix, -v, -q, and\n"
+        "                           -genvall/-envall (the whole environment is passed anyway)\n"
         "  --mca NAME VALUE         Open MPI's parameters: ignored with a warning (ours are\n"
         "                           EMPI_* environment variables, listed by empi-info)\n"
         "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
+        "                           (also -host, --host, -H, --hosts)\n"
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
+        "                           (also -hostfile, --hostfile, -machinefile)\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
         "  -h, --help               this text\n"
         "  --version                version\n"
-        "Ranks get EMPI_MPIEXEC, the path of this mpiexec (MPI_Comm_spawn runs it).\n");
+        "Ranks get EMPI_MPIEXEC, the path of this mpiexec (MPI_Comm_spawn runs it), and their\n"
+        "rank, size, local rank and local size as MPI's other launchers name them for wrapper\n"
+        "scripts: MPI_LOCALRANKID, MPI_LOCALNRANKS, OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE}.\n");
 }
 
 /* App context being parsed (1-based); errors name it once there is more than one. */
@@ -293,7 +298,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
         } else if (ANY("--mca", "-mca", "--gmca", "-gmca")) {
             fprintf(stderr, "mpiexec: ignoring %s %s %s: EtherMPI has no MCA parameters (its settings are "
                     "EMPI_* environment variables, listed by empi-info)\n", opt, argv[i + 1], argv[i + 2]);
-        } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall",
+        } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall", "-envall",
                        "-map-by", "--map-by", "--allow-run-as-root",
                        "-allow-run-as-root", "--use-hwthread-cpus", "-use-hwthread-cpus", "--prefix",
                        "-prefix", "-v", "--verbose", "-q", "--quiet")) {

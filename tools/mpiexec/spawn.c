@@ -70,6 +70,14 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
     set_int_env("EMPI_NUM_NODES", pl->num_nodes);
     set_int_env("EMPI_APPNUM", pl->appnum);
     set_int_env("EMPI_UNIVERSE_SIZE", ctx->universe_size);
+    /* The names MPICH's and Open MPI's launchers give the same facts, which wrapper scripts read
+       (to pick a GPU or a core per local rank, say). */
+    set_int_env("MPI_LOCALRANKID", pl->local_rank);
+    set_int_env("MPI_LOCALNRANKS", pl->local_size);
+    set_int_env("OMPI_COMM_WORLD_RANK", pl->rank);
+    set_int_env("OMPI_COMM_WORLD_SIZE", ctx->nprocs);
+    set_int_env("OMPI_COMM_WORLD_LOCAL_RANK", pl->local_rank);
+    set_int_env("OMPI_COMM_WORLD_LOCAL_SIZE", pl->local_size);
     setenv("EMPI_JOBID", ctx->jobid, 1);
     setenv("EMPI_LAUNCHER_ADDR", ctx->addr, 1);
     setenv("EMPI_COOKIE", ctx->cookie, 1);
