@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 empi_comm_t *empi_dyn_parent;
@@ -196,12 +197,20 @@ static void reap_launched(void)
     }
 }
 
-/* A progress hook: every few thousand passes, since a waitpid per pass would cost more than a message. */
+/* A progress hook: every 50 ms, since a waitpid per pass would cost more than a message. By the
+   clock, not by passes: a process waiting for a message sleeps up to 100 ms per pass, so "every
+   4096 passes" meant minutes before a singleton parent noticed its spawned job had died. */
 static int watch_launched(void)
 {
-    static unsigned passes;
-    if (nlaunched && (++passes & 4095) == 0)
+    static struct timespec last;
+    struct timespec now;
+    if (!nlaunched)
+        return 0;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    if ((now.tv_sec - last.tv_sec) * 1000 + (now.tv_nsec - last.tv_nsec) / 1000000 >= 50) {
+        last = now;
         reap_launched();
+    }
     return 0;
 }
 

@@ -1,5 +1,6 @@
 # A spawned job whose rank aborts ends the parent job too, promptly, with a message saying why,
-# and no process of either job (all carry the marker) nor the parent's /dev/shm files remain.
+# and no process of either job (all carry the marker) nor the parent's /dev/shm files remain; the
+# same for a parent started without mpiexec (a singleton), which took minutes to notice before.
 #   bash spawn_crash.sh MPIEXEC SPAWN_CRASH
 source "$(dirname "$0")/../shell/common.sh"
 run --timeout 60 -n 2 "$PROG" "$MARK"
@@ -10,3 +11,16 @@ expect_not_in out 'FAIL'
 expect_faster_than 15000
 expect_clean
 echo "PASS spawn_crash (${ELAPSED_MS} ms)"
+
+t0=$(now_ms)
+timeout 60 "$PROG" "$MARK" >"$WORK/out" 2>"$WORK/err"
+STATUS=$?
+ELAPSED_MS=$(( $(now_ms) - t0 ))
+[ "$STATUS" -ne 0 ] || fail "the singleton parent exited 0"
+[ "$STATUS" -ne 124 ] || fail "the singleton parent hung until its timeout"
+expect_in err 'a job this process spawned failed'
+expect_faster_than 15000
+sleep 0.1 # a singleton has no job id for expect_clean's file check: its processes only
+left=$(leftover_pids)
+[ -z "$left" ] || fail "processes left: $left"
+echo "PASS spawn_crash singleton (${ELAPSED_MS} ms)"
