@@ -129,12 +129,13 @@ int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t
 /* Agree on a fresh context id over the set (see comm_context.c). */
 int empi_comm_agree_context(const empi_coll_set_t *set, uint32_t *context_id);
 /* The agreement's two local steps, for a nonblocking driver (comm_idup.c): a fresh proposal of
-   `width` ids, and whether this process can take [agreed, agreed + width) (1) or not (0). */
-uint32_t empi_comm_context_propose(uint32_t width);
-int empi_comm_context_claim(uint32_t proposal, uint32_t agreed, uint32_t width);
+   `width` ids (`retry`: after a failed round), and whether this process can take
+   [agreed, agreed + width) (1, now taken) or not (0). */
+uint32_t empi_comm_context_propose(uint32_t width, int retry);
+int empi_comm_context_claim(uint32_t agreed, uint32_t width);
 struct empi_request;
 /* A dup's context id until its nonblocking agreement completes: never agreed on (comm_idup.c). */
-#define EMPI_CONTEXT_PENDING 0xfffffff0u
+#define EMPI_CONTEXT_PENDING 0xffffffe0u   /* not EMPI_BOOT_CONTEXT either */
 /* Run the context agreement of child, a dup of the intracommunicator parent, without blocking;
    req completes (MPI_ERROR set) once child->context_id is set (comm_idup.c). */
 int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, struct empi_request *req);

@@ -175,13 +175,13 @@ static int advance(idup_t *x)
         if (!x->and_round) {   /* the max of the proposals is in: claim it, AND the claims */
             x->and_round = 1;
             x->agreed = (uint32_t)x->val;
-            rc = round_begin(x, empi_comm_context_claim(x->proposal, x->agreed, WIDTH));
+            rc = round_begin(x, empi_comm_context_claim(x->agreed, WIDTH));
         } else if (x->val) {
             finish(x, MPI_SUCCESS, x->agreed);
             return events;
         } else {   /* someone could not take it: everybody proposes again */
             x->and_round = 0;
-            x->proposal = empi_comm_context_propose(WIDTH);
+            x->proposal = empi_comm_context_propose(WIDTH, 1);
             rc = round_begin(x, (int)x->proposal);
         }
         if (rc != MPI_SUCCESS) {
@@ -220,7 +220,7 @@ int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t
     x->me = parent->rank;
     x->n = parent->size;
     x->tag = empi_coll_next_tag(parent);
-    x->proposal = empi_comm_context_propose(WIDTH);
+    x->proposal = empi_comm_context_propose(WIDTH, 0);
     req->ops = &idup_ops;
     req->state = x;
     x->next = running;

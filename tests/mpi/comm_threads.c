@@ -2,14 +2,16 @@
  * Concurrent communicator creation under MPI_THREAD_MULTIPLE. Each thread owns a communicator
  * duplicated for it beforehand and repeatedly dups *that* one (so collective calls on any one
  * communicator are issued by one thread per rank, as the standard requires), then uses and
- * frees the result. Context ids allocated concurrently must not collide: every message and
- * reduction carries the thread id and iteration, so cross-matching is detected.
+ * frees the result, by MPI_Comm_dup and MPI_Comm_idup in turn. Context ids allocated concurrently
+ * must not collide: every message and reduction carries the thread id and iteration, so
+ * cross-matching is detected; and agreements running at once must not keep failing each other
+ * (threads' idup loops livelocked at 8 processes before retries were randomized).
  */
 #include "empi_test.h"
 
 #include <pthread.h>
 
-enum { NT = 4, ITERS = 25 };
+enum { NT = 4, ITERS = 40 };
 
 static MPI_Comm g_base[NT];
 static int g_rank, g_size;
@@ -19,7 +21,13 @@ static void *worker(void *arg) {
   for (int it = 0; it < ITERS; it++) {
     MPI_Comm c;
     int cmpres = -1;
-    CHECK_MPI(MPI_Comm_dup(g_base[t], &c));
+    if (it % 2) {
+      MPI_Request q;
+      CHECK_MPI(MPI_Comm_idup(g_base[t], &c, &q));
+      CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    } else {
+      CHECK_MPI(MPI_Comm_dup(g_base[t], &c));
+    }
     CHECK_MPI(MPI_Comm_compare(c, g_base[t], &cmpres));
     CHECK(cmpres == MPI_CONGRUENT, "thread %d: dup not congruent", t);
     int key = t * 100000 + it * 100, out = key + g_rank, in = -1;
