@@ -3,6 +3,7 @@
 
 #include "comm/comm.h"
 #include "comm/dyn.h"
+#include "comm/intercomm.h"
 #include "core/attr.h"
 #include "core/error.h"
 #include "core/global.h"
@@ -223,10 +224,8 @@ MPI_Comm PMPI_Comm_fromint(int comm)
 }
 
 /*
- * MPI_Comm_idup: the new communicator is made at once and gets its context id when the agreement,
- * run without blocking (comm_idup.c), completes the request. An intercommunicator's dup agrees
- * over both groups through their leaders, which stays a blocking exchange: its request is born
- * complete.
+ * MPI_Comm_idup: the new communicator is made at once and gets its context ids when the agreement,
+ * run without blocking (comm_idup.c), completes the request.
  */
 static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcomm, MPI_Request *request,
                      const char *fname)
@@ -235,9 +234,7 @@ static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newco
     EMPI_CHECK(empi_comm_check(comm, fname, &c));
     if (!request)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: request is NULL", fname);
-    if (empi_comm_is_inter(c))
-        EMPI_CHECK(dup_comm(comm, info, use_info, newcomm, fname));
-    else if (!newcomm)
+    if (!newcomm)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: newcomm is NULL", fname);
     empi_info_t *hints;
     EMPI_CHECK(dup_hints(c, info, use_info, fname, &hints));
@@ -245,26 +242,21 @@ static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newco
     empi_request_t *req = empi_request_new(EMPI_REQ_COLL, c);
     empi_comm_t *d = NULL;
     int rc = req ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS && empi_comm_is_inter(c)) {
-        empi_status_empty(&req->status);
-        empi_request_set_complete(req);
-    } else if (rc == MPI_SUCCESS) {
-        /* no traffic reaches the new context until every member has agreed on it */
-        rc = empi_comm_build(c, c->group, EMPI_CONTEXT_PENDING, &d);
-        if (rc == MPI_SUCCESS)
-            rc = dup_attach(c, d, hints);
-        if (rc == MPI_SUCCESS)
-            rc = empi_comm_idup_start(c, d, req);
-        else
-            d = NULL;
-    }
+    /* no traffic reaches the new contexts until every member has agreed on them */
+    if (rc == MPI_SUCCESS)
+        rc = empi_comm_is_inter(c)
+                 ? empi_intercomm_build(c->group, c->remote_group, EMPI_CONTEXT_PENDING, c->errhandler, &d)
+                 : empi_comm_build(c, c->group, EMPI_CONTEXT_PENDING, &d);
+    if (rc == MPI_SUCCESS)
+        rc = dup_attach(c, d, hints);
+    if (rc == MPI_SUCCESS)
+        rc = empi_comm_idup_start(c, d, req);
     if (rc != MPI_SUCCESS && req)
         empi_request_release(req);
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return dup_failed(c, fname, rc);
-    if (d)
-        *newcomm = d->handle;
+    *newcomm = d->handle;
     *request = (MPI_Request)req;
     return MPI_SUCCESS;
 }

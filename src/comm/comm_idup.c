@@ -1,36 +1,42 @@
 /*
- * MPI_Comm_idup of an intracommunicator without blocking: the context agreement of comm_context.c
- * (max of the proposals, claim, AND of the claims, again until all claims succeed) run as a state
- * machine that the request's completion calls and a progress hook advance, so a process can start
- * the dup, then wait on a message its peer sends before reaching its own idup.
+ * MPI_Comm_idup without blocking: the context agreement of comm_context.c (max of the proposals,
+ * claim, AND of the claims, again until all claims succeed) run as a state machine that the
+ * request's completion calls and a progress hook advance, so a process can start the dup, then
+ * wait on a message its peer sends before reaching its own idup.
  *
  * Each reduction is the binomial tree of comm_coll.c on nonblocking internal messages: receive the
  * children's values, send the combination to the parent, receive the result from the parent,
- * send it to the children. All of it uses one collective tag taken from the parent's sequence at
- * the call, so it cannot meet the messages of collectives started before or after on the parent;
- * the rounds of the agreement follow each other on that tag in the same order everywhere.
+ * send it to the children. On an intercommunicator the tree spans the local group (its hidden
+ * local_comm) and its root, the group's leader, swaps the group's value with the remote leader
+ * before sending the combination down, as the blocking bridge of comm_coll.c does. All of it uses
+ * one collective tag taken from the parent's sequence at the call, so it cannot meet the messages
+ * of collectives started before or after on the parent; the rounds of the agreement follow each
+ * other on that tag in the same order everywhere.
  *
  * The new communicator exists from the call on (its handle is returned at once); it gets its
- * context id when the agreement completes, before the request does.
+ * context ids when the agreement completes, before the request does.
  */
 #include <stdlib.h>
 
 #include "coll/coll.h"
 #include "comm/comm.h"
+#include "comm/intercomm.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/pt2pt.h"
 
 #define MAX_CHILDREN 32   /* a binomial tree over at most 2^31 ranks */
-#define WIDTH 2           /* context ids per intracommunicator: user and collective traffic */
 
-enum stage { UP, DOWN, OUT };
+enum stage { UP, BRIDGE, DOWN, OUT };
 
 typedef struct idup idup_t;
 struct idup {
     empi_comm_t *parent, *child;
+    empi_comm_t *tree;        /* the tree's communicator: parent, or its local_comm if inter */
     empi_request_t *req;
     int me, n, tag;
+    uint32_t width;           /* context ids taken: 2, 4 for an intercommunicator */
+    int theirs;               /* the remote group's value (intercommunicator leaders) */
     uint32_t proposal, agreed;
     int and_round;            /* 0: max of the proposals; 1: AND of the claims */
     enum stage stage;
@@ -58,9 +64,19 @@ static int span_of(int me, int n)
 static int post(idup_t *x, int is_recv, int *buf, int peer)
 {
     empi_request_t **r = &x->pending[x->npending++];
-    empi_comm_t *c = x->parent;
+    empi_comm_t *c = x->tree;
     return is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c), r)
                    : empi_isend(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c),
+                                EMPI_MODE_STANDARD, r);
+}
+
+/* The intercommunicator leaders' swap: remote rank 0 of the parent, on its collective context. */
+static int bridge_post(idup_t *x, int is_recv, int *buf)
+{
+    empi_request_t **r = &x->pending[x->npending++];
+    empi_comm_t *c = x->parent;
+    return is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, 0, x->tag, c, EMPI_COLL_CONTEXT(c), r)
+                   : empi_isend(buf, sizeof *buf, empi_byte_type, 0, x->tag, c, EMPI_COLL_CONTEXT(c),
                                 EMPI_MODE_STANDARD, r);
 }
 
@@ -119,7 +135,17 @@ static int round_step(idup_t *x, int *finished)
             rc = post(x, 0, &x->up, x->me - span);
             return rc != MPI_SUCCESS ? rc : post(x, 1, &x->down, x->me - span);
         }
+        if (x->tree != x->parent) {   /* the leaders swap their groups' values */
+            x->up = x->val;
+            x->stage = BRIDGE;
+            rc = bridge_post(x, 0, &x->up);
+            return rc != MPI_SUCCESS ? rc : bridge_post(x, 1, &x->theirs);
+        }
         /* the root has the result */
+        __attribute__((fallthrough));
+    case BRIDGE:
+        if (x->stage == BRIDGE)
+            x->val = combine(x->and_round, x->val, x->theirs);
         __attribute__((fallthrough));
     case DOWN:
         if (x->me != 0)
@@ -148,8 +174,11 @@ static void unlink_running(idup_t *x)
 static void finish(idup_t *x, int rc, uint32_t context_id)
 {
     empi_request_t *req = x->req;
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         x->child->context_id = context_id;
+        if (x->child->local_comm)   /* an intercommunicator's own local communicator */
+            x->child->local_comm->context_id = context_id + 2;
+    }
     empi_status_empty(&req->status);
     req->status.MPI_ERROR = rc;
     unlink_running(x);
@@ -175,13 +204,13 @@ static int advance(idup_t *x)
         if (!x->and_round) {   /* the max of the proposals is in: claim it, AND the claims */
             x->and_round = 1;
             x->agreed = (uint32_t)x->val;
-            rc = round_begin(x, empi_comm_context_claim(x->agreed, WIDTH));
+            rc = round_begin(x, empi_comm_context_claim(x->agreed, x->width));
         } else if (x->val) {
             finish(x, MPI_SUCCESS, x->agreed);
             return events;
         } else {   /* someone could not take it: everybody proposes again */
             x->and_round = 0;
-            x->proposal = empi_comm_context_propose(WIDTH, 1);
+            x->proposal = empi_comm_context_propose(x->width, 1);
             rc = round_begin(x, (int)x->proposal);
         }
         if (rc != MPI_SUCCESS) {
@@ -217,10 +246,12 @@ int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t
     x->parent = parent;
     x->child = child;
     x->req = req;
-    x->me = parent->rank;
-    x->n = parent->size;
+    x->tree = empi_comm_is_inter(parent) ? parent->local_comm : parent;
+    x->width = empi_comm_is_inter(parent) ? EMPI_INTERCOMM_CONTEXTS : 2;
+    x->me = x->tree->rank;
+    x->n = x->tree->size;
     x->tag = empi_coll_next_tag(parent);
-    x->proposal = empi_comm_context_propose(WIDTH, 0);
+    x->proposal = empi_comm_context_propose(x->width, 0);
     req->ops = &idup_ops;
     req->state = x;
     x->next = running;

@@ -4,6 +4,7 @@
  * compare, MPI_Intercomm_create_from_groups, and the error classes of misuse.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "intercomm_common.h"
 
@@ -246,6 +247,37 @@ int main(int argc, char **argv) {
   CHECK(res == MPI_UNEQUAL, "intercomm vs WORLD compares %d", res);
   all_pairs(dup, h.lrank, h.lsize, h.rsize, 8);
   CHECK_MPI(MPI_Comm_free(&dup));
+
+  /* MPI_Comm_idup does not block: world rank 0 starts it and then receives a message too large to
+     go eagerly, which world rank 1 sends before reaching its own idup. */
+  {
+    enum { BIG = 1 << 22 };
+    char *big = malloc(BIG);
+    CHECK(big, "malloc");
+    int wrank = empi_rank();
+    MPI_Request q;
+    if (wrank == 1) {
+      memset(big, 7, BIG);
+      CHECK_MPI(MPI_Send(big, BIG, MPI_CHAR, 0, 99, MPI_COMM_WORLD));
+    }
+    CHECK_MPI(MPI_Comm_idup(h.inter, &dup, &q));
+    if (wrank == 0) {
+      CHECK_MPI(MPI_Recv(big, BIG, MPI_CHAR, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+      CHECK(big[0] == 7 && big[BIG - 1] == 7, "large message corrupted");
+    }
+    CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Comm_compare(dup, h.inter, &res));
+    CHECK(res == MPI_CONGRUENT, "idup compares %d", res);
+    all_pairs(dup, h.lrank, h.lsize, h.rsize, 10);
+    int flag = 0;
+    CHECK_MPI(MPI_Comm_test_inter(dup, &flag));
+    CHECK(flag, "the idup of an intercommunicator is not one");
+    int sum = -1;
+    CHECK_MPI(MPI_Allreduce(&h.lrank, &sum, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(sum == h.rsize * (h.rsize - 1) / 2, "allreduce over the idup gave %d", sum);
+    CHECK_MPI(MPI_Comm_free(&dup));
+    free(big);
+  }
 
   /* Merge in every ordering: (low half, high half) choosing (0,1), (1,0), (0,0), (1,1). */
   for (int k = 0; k < 4; k++) {
