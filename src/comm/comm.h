@@ -123,6 +123,9 @@ typedef enum { EMPI_COLL_INT_MAX, EMPI_COLL_INT_MIN, EMPI_COLL_INT_SUM, EMPI_COL
 
 /* Element-wise reduction of vals[0..count) over the set; the result replaces vals everywhere. */
 int empi_coll_set_allreduce_int(const empi_coll_set_t *set, int *vals, int count, empi_coll_int_op_t op);
+/* The binomial tree of these collectives (rooted at participant 0): participant i's subtree spans
+   [i, i + span), its parent is i - span; the root's span is the first power of two >= n. */
+int empi_coll_tree_span(int i, int n);
 /* all[i*recsize ...] = participant i's `mine` record. */
 int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t recsize, void *all);
 

@@ -32,8 +32,7 @@ static int recv_from(const empi_coll_set_t *set, int index, void *buf, size_t le
                      EMPI_COLL_CONTEXT(set->comm), MPI_STATUS_IGNORE);
 }
 
-/* Lowest set bit of i, or the first power of two >= n for the root (it has no parent). */
-static int subtree_span(int i, int n)
+int empi_coll_tree_span(int i, int n)
 {
     if (i != 0)
         return i & -i;
@@ -46,7 +45,7 @@ static int subtree_span(int i, int n)
 /* Root's buffer of `len` bytes to every participant. */
 static int tree_bcast(const empi_coll_set_t *set, void *buf, size_t len)
 {
-    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    int me = set->me, n = set->n, span = empi_coll_tree_span(me, n), rc = MPI_SUCCESS;
     if (me != 0)
         rc = recv_from(set, me - span, buf, len);
     for (int m = span >> 1; m > 0 && rc == MPI_SUCCESS; m >>= 1)
@@ -75,7 +74,7 @@ int empi_coll_set_allreduce_int(const empi_coll_set_t *set, int *vals, int count
     int *in = malloc(len);
     if (!in)
         return MPI_ERR_NO_MEM;
-    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    int me = set->me, n = set->n, span = empi_coll_tree_span(me, n), rc = MPI_SUCCESS;
     /* Children in increasing distance, as they finish their own subtrees in that order. */
     for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1)
         if (me + m < n) {
@@ -93,7 +92,7 @@ int empi_coll_set_allreduce_int(const empi_coll_set_t *set, int *vals, int count
 int empi_coll_set_allgather(const empi_coll_set_t *set, const void *mine, size_t recsize, void *all)
 {
     char *out = all;
-    int me = set->me, n = set->n, span = subtree_span(me, n), rc = MPI_SUCCESS;
+    int me = set->me, n = set->n, span = empi_coll_tree_span(me, n), rc = MPI_SUCCESS;
     memcpy(out + (size_t)me * recsize, mine, recsize);
     if (n == 1)
         return MPI_SUCCESS;

@@ -50,17 +50,6 @@ struct idup {
 static idup_t *running;
 static int hook_added;
 
-/* Lowest set bit of me, or the first power of two >= n for the root. */
-static int span_of(int me, int n)
-{
-    if (me != 0)
-        return me & -me;
-    int m = 1;
-    while (m < n)
-        m <<= 1;
-    return m;
-}
-
 static int post(idup_t *x, int is_recv, int *buf, int peer)
 {
     empi_request_t **r = &x->pending[x->npending++];
@@ -85,7 +74,7 @@ static int round_begin(idup_t *x, int value)
 {
     x->val = value;
     x->stage = UP;
-    int span = span_of(x->me, x->n), k = 0, rc = MPI_SUCCESS;
+    int span = empi_coll_tree_span(x->me, x->n), k = 0, rc = MPI_SUCCESS;
     for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1, k++)
         if (x->me + m < x->n)
             rc = post(x, 1, &x->in[k], x->me + m);
@@ -119,7 +108,7 @@ static int combine(int and_round, int a, int b)
 /* The next stage of the round once the current one is over; *finished when the round is. */
 static int round_step(idup_t *x, int *finished)
 {
-    int done, span = span_of(x->me, x->n);
+    int done, span = empi_coll_tree_span(x->me, x->n);
     int rc = stage_done(x, &done);
     *finished = 0;
     if (rc != MPI_SUCCESS || !done)

@@ -62,22 +62,29 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
         putenv(ctx->env[i]);
     for (int i = 0; i < app->nenv; i++)
         putenv(app->env[i]);
-    set_int_env("EMPI_RANK", pl->rank);
-    set_int_env("EMPI_SIZE", ctx->nprocs);
-    set_int_env("EMPI_LOCAL_RANK", pl->local_rank);
-    set_int_env("EMPI_LOCAL_SIZE", pl->local_size);
-    set_int_env("EMPI_NODE_ID", pl->node_id);
-    set_int_env("EMPI_NUM_NODES", pl->num_nodes);
-    set_int_env("EMPI_APPNUM", pl->appnum);
-    set_int_env("EMPI_UNIVERSE_SIZE", ctx->universe_size);
-    /* The names MPICH's and Open MPI's launchers give the same facts, which wrapper scripts read
-       (to pick a GPU or a core per local rank, say). */
-    set_int_env("MPI_LOCALRANKID", pl->local_rank);
-    set_int_env("MPI_LOCALNRANKS", pl->local_size);
-    set_int_env("OMPI_COMM_WORLD_RANK", pl->rank);
-    set_int_env("OMPI_COMM_WORLD_SIZE", ctx->nprocs);
-    set_int_env("OMPI_COMM_WORLD_LOCAL_RANK", pl->local_rank);
-    set_int_env("OMPI_COMM_WORLD_LOCAL_SIZE", pl->local_size);
+    /* The rank's place; then the same facts under the names MPICH's and Open MPI's launchers give
+       them, which wrapper scripts read (to pick a GPU or a core per local rank, say). */
+    const struct {
+        const char *name;
+        int value;
+    } place[] = {
+        {"EMPI_RANK", pl->rank},
+        {"EMPI_SIZE", ctx->nprocs},
+        {"EMPI_LOCAL_RANK", pl->local_rank},
+        {"EMPI_LOCAL_SIZE", pl->local_size},
+        {"EMPI_NODE_ID", pl->node_id},
+        {"EMPI_NUM_NODES", pl->num_nodes},
+        {"EMPI_APPNUM", pl->appnum},
+        {"EMPI_UNIVERSE_SIZE", ctx->universe_size},
+        {"MPI_LOCALRANKID", pl->local_rank},
+        {"MPI_LOCALNRANKS", pl->local_size},
+        {"OMPI_COMM_WORLD_RANK", pl->rank},
+        {"OMPI_COMM_WORLD_SIZE", ctx->nprocs},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", pl->local_rank},
+        {"OMPI_COMM_WORLD_LOCAL_SIZE", pl->local_size},
+    };
+    for (size_t i = 0; i < sizeof place / sizeof place[0]; i++)
+        set_int_env(place[i].name, place[i].value);
     setenv("EMPI_JOBID", ctx->jobid, 1);
     setenv("EMPI_LAUNCHER_ADDR", ctx->addr, 1);
     setenv("EMPI_COOKIE", ctx->cookie, 1);
