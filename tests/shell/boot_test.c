@@ -260,6 +260,15 @@ static int mode_env(int argc, char **argv)
     return 0;
 }
 
+static int mode_cwd(void)
+{
+    start();
+    char dir[4096];
+    printf("rank %d cwd %s\n", info.rank, getcwd(dir, sizeof dir) ? dir : "(unknown)");
+    finish();
+    return 0;
+}
+
 /* Rank `who` exits with `code` after a clean finalize. */
 static int mode_exitcode(int who, int code)
 {
@@ -300,6 +309,7 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "lines"))     return mode_lines(a, b);
     if (!strcmp(mode, "stdin"))     return mode_stdin();
     if (!strcmp(mode, "env"))       return mode_env(argc, argv);
+    if (!strcmp(mode, "cwd"))       return mode_cwd();
     if (!strcmp(mode, "exitcode"))  return mode_exitcode(a, b);
     if (!strcmp(mode, "singleton")) return mode_singleton();
     fprintf(stderr, "usage: boot_test kv [nkeys] | cookie | crash | noexit CODE | abort CODE |"

@@ -1,5 +1,5 @@
-# MPMD (app contexts separated by ':'), MPI_APPNUM, -usize / MPI_UNIVERSE_SIZE, and errors in a
-# context, on this host and through proxies on fake remote hosts.
+# MPMD (app contexts separated by ':'), MPI_APPNUM, -usize / MPI_UNIVERSE_SIZE, -wdir per context,
+# and errors in a context, on this host and through proxies on fake remote hosts.
 #   bash mpmd.sh MPIEXEC BOOT_TEST MPMD_TEST
 source "$(dirname "$0")/common.sh"
 APP=$(readlink -f "$1")
@@ -46,6 +46,15 @@ expect_count out "^rank [01] size 2 appnum 0 universe 7 sum 0 prog mpmd_test var
 run -n 1 "$PROG" env EMPI_MPIEXEC "$MARK"
 expect_in out "^rank 0 EMPI_MPIEXEC=$(readlink -f "$MPIEXEC")\$"
 
+# -wdir belongs to its context; -gwdir is for the contexts without one.
+mkdir "$WORK/d1" "$WORK/d2" "$WORK/d3"
+run -n 1 -wdir "$WORK/d1" "$PROG" cwd "$MARK" : -n 2 -wdir "$WORK/d2" "$PROG" cwd "$MARK" \
+    : -gwdir "$WORK/d3" -n 1 "$PROG" cwd "$MARK"
+expect_status 0
+for want in "0 cwd $WORK/d1" "1 cwd $WORK/d2" "2 cwd $WORK/d2" "3 cwd $WORK/d3"; do
+    expect_in out "^rank $want\$"
+done
+
 # A bad context: nothing runs, a message says what is wrong, exit status 1 (127: no program).
 bad() { # STATUS MESSAGE ARGS...
     local want=$1 msg=$2
@@ -76,6 +85,10 @@ rank 2 size 6 appnum 0 universe 6 sum 4 prog mpmd_test var one args alpha $MARK
 rank 3 size 6 appnum 1 universe 6 sum 4 prog other_app var - args beta $MARK
 rank 4 size 6 appnum 1 universe 6 sum 4 prog other_app var - args beta $MARK
 rank 5 size 6 appnum 2 universe 6 sum 4 prog mpmd_test var three args gamma $MARK"
+run -hosts hA,hB -ppn 1 -n 1 -wdir "$WORK/d1" "$PROG" cwd "$MARK" : -n 1 -wdir "$WORK/d2" "$PROG" cwd "$MARK"
+expect_status 0
+expect_in out "^rank 0 cwd $WORK/d1\$"
+expect_in out "^rank 1 cwd $WORK/d2\$"
 run -hosts hA -usize 5 -n 1 "$PROG" env EMPI_MPIEXEC EMPI_UNIVERSE_SIZE "$MARK"
 expect_status 0
 expect_in out "^rank 0 EMPI_MPIEXEC=$(readlink -f "$MPIEXEC")\$"

@@ -358,6 +358,36 @@ static int needs_remote(const mpiexec_options_t *o)
     return 0;
 }
 
+/* The context's program, looked up from its -wdir when it has one (made absolute here, since the
+   ranks enter it from the job's directory); 0, or mpiexec's exit status after a message. */
+static int resolve_app(app_context_t *app)
+{
+    int here = -1;
+    if (app->wdir) {
+        char *abs = NULL;
+        here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (here < 0 || chdir(app->wdir) != 0 || !(abs = getcwd(NULL, 0))) {
+            fprintf(stderr, "mpiexec: cannot enter working directory '%s': %s\n", app->wdir, strerror(errno));
+            if (here >= 0)
+                close(here);
+            return 1;
+        }
+        free(app->wdir);
+        app->wdir = abs;
+    }
+    app->program_path = resolve_program(app->argv[0]);
+    if (here >= 0) {
+        if (fchdir(here) != 0)
+            perror("mpiexec: returning to the working directory");
+        close(here);
+    }
+    if (!app->program_path) {
+        fprintf(stderr, "mpiexec: cannot find executable '%s'\n", app->argv[0]);
+        return 127;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     mpiexec_options_t opts;
@@ -369,19 +399,18 @@ int main(int argc, char **argv)
         options_free(&opts);
         return prc > 0 ? 0 : 1;
     }
-    /* Before the programs are looked up: a relative program path is relative to -wdir, as in
-       MPICH and Open MPI. Remote hosts get this directory from the proxy set-up. */
+    /* Before the programs are looked up: a relative program path is relative to the working
+       directory, as in MPICH and Open MPI. Remote hosts get the job's from the proxy set-up. */
     if (opts.wdir && chdir(opts.wdir) != 0) {
         fprintf(stderr, "mpiexec: cannot enter working directory '%s': %s\n", opts.wdir, strerror(errno));
         options_free(&opts);
         return 1;
     }
     for (int a = 0; a < opts.napps; a++) {
-        opts.apps[a].program_path = resolve_program(opts.apps[a].argv[0]);
-        if (!opts.apps[a].program_path) {
-            fprintf(stderr, "mpiexec: cannot find executable '%s'\n", opts.apps[a].argv[0]);
+        int rc = resolve_app(&opts.apps[a]);
+        if (rc != 0) {
             options_free(&opts);
-            return 127;
+            return rc;
         }
     }
 

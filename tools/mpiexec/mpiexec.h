@@ -30,6 +30,7 @@ typedef struct app_context {
     char **env;          /* "NAME=VALUE" from its -env, applied after the job-wide ones */
     int nenv;
     char *program_path;  /* resolved in main.c, so a missing program fails early */
+    char *wdir;          /* its -wdir, absolute (main.c); NULL: the job's */
 } app_context_t;
 
 typedef struct mpiexec_options {
@@ -39,7 +40,7 @@ typedef struct mpiexec_options {
     host_entry_t *hosts;  /* from -hosts / -f; none: this host only */
     int nhosts;
     int tag_output;
-    char *wdir;       /* -wdir: the ranks' working directory; NULL: ours */
+    char *wdir;       /* -gwdir: the ranks' working directory unless their context has a -wdir; NULL: ours */
     double timeout;   /* seconds; 0 = none */
     char **env;       /* "NAME=VALUE" strings for every rank (-genv, -x), applied in order */
     int nenv;

@@ -1,8 +1,8 @@
 /* Command line of mpiexec. Accepts the common spellings of MPICH (Hydra) and
  * Open MPI so existing scripts work unchanged. The line is one or more app contexts
  * separated by ":" words (MPMD, as in the MPI standard's mpiexec); in each, options end
- * at the first word that is not an option (the program) or at "--". -n and -env belong
- * to their context; every other option applies to the whole job wherever it appears. */
+ * at the first word that is not an option (the program) or at "--". -n, -env and -wdir
+ * belong to their context; every other option applies to the whole job wherever it appears. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -24,6 +24,8 @@ static void usage(FILE *f)
         "  the index of its context.\n"
         "  -n, -np, --np N          number of ranks of this context (default 1)\n"
         "  -env NAME VALUE          set NAME=VALUE for the ranks of this context\n"
+        "  -wdir DIR                run the ranks of this context in DIR (also --wdir, -wd);\n"
+        "                           a relative program path is relative to it\n"
         "Options for the whole job, in whichever context they appear:\n"
         "  -genv NAME VALUE         set NAME=VALUE for every rank (-env overrides it)\n"
         "  -x NAME[=VALUE]          export NAME (current or given value) to every rank\n"
@@ -35,7 +37,7 @@ static void usage(FILE *f)
         "                           (also -tag-output, -prepend-rank, -l)\n"
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
-        "  -wdir DIR                run the ranks in DIR (also --wdir, -wd)\n"
+        "  -gwdir DIR               working directory of the contexts without a -wdir\n"
         "  --bind-to core|hwthread|none  bind each rank to one core or hardware thread of a\n"
         "                           host, in local-rank order (not when they outnumber them);\n"
         "                           default none (also env EMPI_BIND_TO)\n"
@@ -246,7 +248,8 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
                         "--host", "-H", "--hosts", "-f", "-hostfile", "--hostfile",
                         "-machinefile", "--machinefile", "-bind-to", "--bind-to",
                         "-map-by", "--map-by", "-usize", "--usize", "--universe-size",
-                        "-universe-size", "-wdir", "--wdir", "-wd", "--wd", "--prefix", "-prefix") ? 1
+                        "-universe-size", "-wdir", "--wdir", "-wd", "--wd", "-gwdir", "--gwdir", "--prefix",
+                        "-prefix") ? 1
                     : ANY("-genv", "-env", "--mca", "-mca", "--gmca", "-gmca") ? 2
                                            : 0;
         if (inline_val && nargs != 1) {
@@ -293,6 +296,9 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
         } else if (ANY("--report-bindings", "-report-bindings")) {
             add_env(&o->env, &o->nenv, "EMPI_REPORT_BINDINGS", "1");
         } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
+            free(app->wdir);
+            app->wdir = strdup(val);
+        } else if (ANY("-gwdir", "--gwdir")) {
             free(o->wdir);
             o->wdir = strdup(val);
         } else if (ANY("--mca", "-mca", "--gmca", "-gmca")) {
@@ -388,6 +394,7 @@ void options_free(mpiexec_options_t *o)
         free(o->apps[a].env);
         free(o->apps[a].argv);
         free(o->apps[a].program_path);
+        free(o->apps[a].wdir);
     }
     free(o->apps);
     memset(o, 0, sizeof *o);

@@ -81,8 +81,8 @@ static int parse_setup(rbuf_t *r, spawn_context_t *ctx, char **cwd)
     int num_nodes = (int)rbuf_u32(r);
     ctx->env = rbuf_strs(r, &ctx->nenv);
     uint32_t napps = rbuf_u32(r);
-    /* An app takes at least 12 bytes (three counts): a bigger count is garbage. */
-    if (r->bad || napps < 1 || napps > r->left / 12)
+    /* An app takes at least 16 bytes (three counts, an empty wdir): a bigger count is garbage. */
+    if (r->bad || napps < 1 || napps > r->left / 16)
         return -1;
     app_context_t *apps = calloc(napps, sizeof *apps);
     ctx->apps = apps;
@@ -92,6 +92,11 @@ static int parse_setup(rbuf_t *r, spawn_context_t *ctx, char **cwd)
         apps[a].program_path = rbuf_str(r);
         apps[a].argv = rbuf_strs(r, &argc);
         apps[a].env = rbuf_strs(r, &apps[a].nenv);
+        apps[a].wdir = rbuf_str(r);
+        if (apps[a].wdir && !*apps[a].wdir) {
+            free(apps[a].wdir);
+            apps[a].wdir = NULL;
+        }
         if (argc < 1)
             return -1;
     }

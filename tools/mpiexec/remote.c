@@ -6,7 +6,8 @@
  * sends each proxy a PROXY_SETUP:
  *     str jobid, str launcher address, str cwd, u32 nprocs, u32 universe, u32 num_nodes,
  *     u32 nenv, nenv x str "NAME=VALUE" (every rank),
- *     u32 napps, napps x (str program, u32 argc, argc x str, u32 nenv, nenv x str) (MPMD),
+ *     u32 napps, napps x (str program, u32 argc, argc x str, u32 nenv, nenv x str,
+ *                         str wdir, "" for the job's) (MPMD),
  *     u32 count, count x (u32 rank, node, local rank, local size, appnum)
  * Ranks then talk to mpiexec's bootstrap server directly; the proxy relays their output and exit
  * statuses and delivers kills and stdin. A link that closes while its host still has ranks means
@@ -155,6 +156,7 @@ static void send_setup(int h, const spawn_context_t *ctx)
         wbuf_str(&b, app->program_path);
         wbuf_strs(&b, app->argv, argc);
         wbuf_strs(&b, app->env, app->nenv);
+        wbuf_str(&b, app->wdir ? app->wdir : "");
     }
     int count = 0;
     for (int r = 0; r < layout.nprocs; r++)

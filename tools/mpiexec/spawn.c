@@ -2,6 +2,7 @@
  * reaches the rank and anything it started), the EMPI_* environment, exec. */
 #include "mpiexec.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -94,6 +95,10 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
     else
         unsetenv("EMPI_MPIEXEC");
 
+    if (app->wdir && chdir(app->wdir) != 0) {
+        fprintf(stderr, "mpiexec: rank %d cannot enter %s: %s\n", pl->rank, app->wdir, strerror(errno));
+        _exit(127);
+    }
     execv(app->program_path, app->argv);
     fprintf(stderr, "mpiexec: cannot execute %s\n", app->program_path);
     _exit(127);
