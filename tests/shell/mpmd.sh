@@ -89,6 +89,14 @@ run -hosts hA,hB -ppn 1 -n 1 -wdir "$WORK/d1" "$PROG" cwd "$MARK" : -n 1 -wdir "
 expect_status 0
 expect_in out "^rank 0 cwd $WORK/d1\$"
 expect_in out "^rank 1 cwd $WORK/d2\$"
+# -host belongs to its context: one rank on hA, two on hB (an even split of the job's ranks over
+# both entries put one of the second context's ranks on hA).
+run -n 1 -host hA "$PROG" env EMPI_HOSTNAME "$MARK" : -n 2 -host hB "$PROG" env EMPI_HOSTNAME "$MARK"
+expect_status 0
+expect_in out '^rank 0 EMPI_HOSTNAME=hA$'
+expect_in out '^rank 1 EMPI_HOSTNAME=hB$'
+expect_in out '^rank 2 EMPI_HOSTNAME=hB$'
+bad 1 "app context 2 has no hosts while others give theirs with -host" -n 1 -host hA "$PROG" : -n 1 "$PROG"
 run -hosts hA -usize 5 -n 1 "$PROG" env EMPI_MPIEXEC EMPI_UNIVERSE_SIZE "$MARK"
 expect_status 0
 expect_in out "^rank 0 EMPI_MPIEXEC=$(readlink -f "$MPIEXEC")\$"

@@ -3,7 +3,8 @@
  * Placement over the host entries of -hosts / -f: with -ppn K, blocks of K consecutive ranks per
  * entry in turn; else, when entries give slots, each entry is filled up to its slots in turn;
  * else the ranks are split into even consecutive blocks. Any of these wraps around when there are
- * more ranks than places (oversubscription is allowed).
+ * more ranks than places (oversubscription is allowed). When some context has its own -host
+ * entries, each context's ranks are placed so over its own entries, or the job's.
  *
  * Identity: a host is its name as the host itself reports it (EMPI_HOSTNAME, else gethostname),
  * so two entries that reach the same machine share shared memory, and network namespaces with
@@ -28,9 +29,41 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+/* Ranks [first, first + n) over the host entries hs[0..nh) by the rules above. */
+static void place_over(const mpiexec_options_t *o, int first, int n, const int *hs, int nh)
+{
+    int have_slots = 0;
+    for (int k = 0; k < nh; k++)
+        have_slots |= o->hosts[hs[k]].slots > 0;
+    int block = o->ppn ? o->ppn : (n + nh - 1) / nh;
+    int k = 0, used = 0;
+    for (int r = first; r < first + n; r++) {
+        int cap = o->ppn || !have_slots ? block : (o->hosts[hs[k]].slots > 0 ? o->hosts[hs[k]].slots : 1);
+        if (used == cap) {
+            k = (k + 1) % nh;
+            used = 0;
+        }
+        layout.host_of[r] = hs[k];
+        used++;
+    }
+}
+
+/* The entries serving context a: its own -host entries, else the job's. 0 when there are none. */
+static int entries_of(const mpiexec_options_t *o, int a, int *hs)
+{
+    int nh = 0;
+    for (int h = 0; h < o->nhosts; h++)
+        if (o->hosts[h].app == a)
+            hs[nh++] = h;
+    for (int h = 0; nh == 0 && h < o->nhosts; h++)
+        if (o->hosts[h].app < 0)
+            hs[nh++] = h;
+    return nh;
+}
+
 int layout_place(const mpiexec_options_t *o)
 {
-    int n = o->nprocs, nh = o->nhosts > 0 ? o->nhosts : 1;
+    int n = o->nprocs;
     layout.nprocs = n;
     layout.host_of = xcalloc((size_t)n, sizeof(int));
     layout.node_of = xcalloc((size_t)n, sizeof(int));
@@ -38,20 +71,22 @@ int layout_place(const mpiexec_options_t *o)
     layout.local_size = xcalloc((size_t)n, sizeof(int));
     if (o->nhosts == 0)
         return 0;
-    int have_slots = 0;
-    for (int h = 0; h < nh; h++)
-        have_slots |= o->hosts[h].slots > 0;
-    int block = o->ppn ? o->ppn : (n + nh - 1) / nh;
-    int h = 0, used = 0;
-    for (int r = 0; r < n; r++) {
-        int cap = o->ppn || !have_slots ? block : (o->hosts[h].slots > 0 ? o->hosts[h].slots : 1);
-        if (used == cap) {
-            h = (h + 1) % nh;
-            used = 0;
-        }
-        layout.host_of[r] = h;
-        used++;
+    int *hs = xcalloc((size_t)o->nhosts, sizeof(int)), per_context = 0;
+    for (int h = 0; h < o->nhosts; h++)
+        per_context |= o->hosts[h].app >= 0;
+    if (!per_context) {
+        for (int h = 0; h < o->nhosts; h++)
+            hs[h] = h;
+        place_over(o, 0, n, hs, o->nhosts);
+        free(hs);
+        return 0;
     }
+    /* MPMD with -host per context: each context over its own entries */
+    for (int a = 0, first = 0; a < o->napps; first += o->apps[a++].nprocs) {
+        int nh = entries_of(o, a, hs);   /* never 0: options.c refuses such a line */
+        place_over(o, first, o->apps[a].nprocs, hs, nh > 0 ? nh : 1);
+    }
+    free(hs);
     return 0;
 }
 

@@ -21,6 +21,7 @@
 typedef struct host_entry {
     char *name;       /* as given: a name or an address */
     int slots;        /* 0: not given */
+    int app;          /* the context whose -host gave it; -1: the job's (-hosts, -f) */
 } host_entry_t;
 
 /* One app context: a ':'-separated part of the command line (MPMD). */

@@ -48,7 +48,8 @@ static void usage(FILE *f)
         "  --mca NAME VALUE         Open MPI's parameters: ignored with a warning (ours are\n"
         "                           EMPI_* environment variables, listed by empi-info)\n"
         "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
-        "                           (also -host, --host, -H, --hosts)\n"
+        "                           (also --hosts); -host, --host, -H give the hosts of their\n"
+        "                           own context (the job's hosts serve the contexts without)\n"
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
         "                           (also -hostfile, --hostfile, -machinefile)\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
@@ -74,6 +75,9 @@ static void opt_error(const char *fmt, ...)
         fprintf(stderr, " (in app context %d)", cur_app);
     fputc('\n', stderr);
 }
+
+/* Context of the -host being parsed (-1: a job-wide option). */
+static int host_app = -1;
 
 /* One host entry: "host", "host:N" or (host files) "host slots=N". */
 static int add_host(mpiexec_options_t *o, const char *entry)
@@ -104,7 +108,7 @@ static int add_host(mpiexec_options_t *o, const char *entry)
         slots = (int)v;
     }
     o->hosts = realloc(o->hosts, sizeof *o->hosts * (size_t)(o->nhosts + 1));
-    o->hosts[o->nhosts++] = (host_entry_t){ strdup(name), slots };
+    o->hosts[o->nhosts++] = (host_entry_t){ strdup(name), slots, host_app };
     return 0;
 }
 
@@ -287,7 +291,11 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             rc = add_export(o, val);
         } else if (ANY("--tag-output", "-tag-output", "-prepend-rank", "--prepend-rank", "-l")) {
             o->tag_output = 1;
-        } else if (ANY("-hosts", "-host", "--host", "-H", "--hosts")) {
+        } else if (ANY("-host", "--host", "-H")) {
+            host_app = cur_app - 1;   /* Open MPI's and the standard's: hosts of this context */
+            rc = add_host_list(o, val);
+            host_app = -1;
+        } else if (ANY("-hosts", "--hosts")) {
             rc = add_host_list(o, val);
         } else if (ANY("-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile")) {
             rc = add_host_file(o, val);
@@ -320,6 +328,27 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
         i += 1 + (inline_val ? 0 : nargs);
     }
     *pos = i;
+    return 0;
+}
+
+/* Once one context names its hosts (-host), every context needs hosts: its own or the job's. */
+static int check_context_hosts(const mpiexec_options_t *o)
+{
+    int per_context = 0, global = 0;
+    for (int h = 0; h < o->nhosts; h++) {
+        per_context |= o->hosts[h].app >= 0;
+        global |= o->hosts[h].app < 0;
+    }
+    for (int a = 0; per_context && !global && a < o->napps; a++) {
+        int own = 0;
+        for (int h = 0; h < o->nhosts; h++)
+            own |= o->hosts[h].app == a;
+        if (!own) {
+            opt_error("app context %d has no hosts while others give theirs with -host: give it -host too, "
+                      "or give the job -hosts", a + 1);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -366,7 +395,7 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
         i = end + 1; /* past the ':'; a context must follow */
     }
     cur_app = 0;
-    return 0;
+    return check_context_hosts(o);
 }
 
 int options_app_of(const mpiexec_options_t *o, int rank)
