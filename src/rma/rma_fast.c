@@ -16,15 +16,18 @@
 #include "core/global.h"
 #include "rma/win.h"
 
-/* The target's mapped bytes [disp * disp_unit, + bytes), or NULL when the call is not common. */
-static char *direct_target(empi_win_t *w, int target, MPI_Aint disp, MPI_Count bytes)
+/* The target's mapped bytes [disp * disp_unit + lb, + bytes), lb being the datatype's true lower
+   bound, or NULL when the call is not common (outside the window included: the general path
+   raises that). */
+static char *direct_target(empi_win_t *w, int target, MPI_Aint disp, MPI_Aint lb, MPI_Count bytes)
 {
     if (target < 0 || target >= w->size || w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return NULL;
     empi_win_peer_t *p = &w->peers[target];
     MPI_Aint off;
     if (p->path != EMPI_RMA_DIRECT || disp < 0 || __builtin_mul_overflow(disp, (MPI_Aint)p->disp_unit, &off) ||
-        bytes > p->size || off > p->size - bytes || empi_win_access_ok(w, target) != MPI_SUCCESS)
+        __builtin_add_overflow(off, lb, &off) || off < 0 || bytes > p->size || off > p->size - bytes ||
+        empi_win_access_ok(w, target) != MPI_SUCCESS)
         return NULL;
     return p->base + off;
 }
@@ -36,11 +39,10 @@ int empi_rma_put_get_fast(empi_win_t *w, int get, const void *obuf, MPI_Count co
     MPI_Aint bytes;
     if (count <= 0 || !dt || !dt->committed || !dt->is_contig || __builtin_mul_overflow(count, dt->size, &bytes))
         return EMPI_RMA_FAST_DECLINED;
-    char *t = direct_target(w, target, disp, bytes);
+    char *t = direct_target(w, target, disp, dt->true_lb, bytes);
     if (!t)
         return EMPI_RMA_FAST_DECLINED;
     char *o = (char *)obuf + dt->true_lb;
-    t += dt->true_lb;
     empi_lock();
     empi_rma_am_poll();
     if (get)
@@ -62,7 +64,7 @@ int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Data
     MPI_Aint bytes;
     char *t;
     if (!kernel || __builtin_mul_overflow(count, dt->size, &bytes) ||
-        !(t = direct_target(w, target, disp, bytes)))
+        !(t = direct_target(w, target, disp, 0, bytes)))
         return EMPI_RMA_FAST_DECLINED;
     empi_win_peer_t *p = &w->peers[target];
     if (!p->atomics || !p->slot)

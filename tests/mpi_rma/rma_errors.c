@@ -45,6 +45,19 @@ static void errors(MPI_Win win, int *mem, int n)
   int two[2] = {0, 0};
   CHECK_ERR(MPI_Get(two, 2, MPI_INT, next, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
   CHECK_ERR(MPI_Accumulate(&x, 1, MPI_INT, next, n, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+  /* a contiguous type whose data starts 2 ints past its address: at displacement n - 2 its bytes
+     lie just past the window (the straight-through put and get must see that too) */
+  {
+    int blen = 2, pair[4] = {0, 0, 0, 0};
+    MPI_Aint at = 2 * sizeof(int);
+    MPI_Datatype shifted, in = MPI_INT;
+    CHECK_MPI(MPI_Type_create_struct(1, &blen, &at, &in, &shifted));
+    CHECK_MPI(MPI_Type_commit(&shifted));
+    CHECK_ERR(MPI_Put(pair, 1, shifted, next, n - 2, 1, shifted, win), MPI_ERR_RMA_RANGE);
+    CHECK_ERR(MPI_Get(pair, 1, shifted, next, n - 2, 1, shifted, win), MPI_ERR_RMA_RANGE);
+    CHECK_MPI(MPI_Put(pair, 1, shifted, next, n - 4, 1, shifted, win)); /* the last two ints: inside */
+    CHECK_MPI(MPI_Type_free(&shifted));
+  }
   /* bad arguments */
   CHECK_ERR(MPI_Put(&x, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
   CHECK_ERR(MPI_Put(&x, 1, MPI_DATATYPE_NULL, next, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
