@@ -139,9 +139,11 @@ int empi_comm_context_claim(uint32_t agreed, uint32_t width);
 struct empi_request;
 /* A dup's context id until its nonblocking agreement completes: never agreed on (comm_idup.c). */
 #define EMPI_CONTEXT_PENDING 0xffffffe0u   /* not EMPI_BOOT_CONTEXT either */
-/* Run the context agreement of child, a dup of the intracommunicator parent, without blocking;
-   req completes (MPI_ERROR set) once child->context_id is set (comm_idup.c). */
-int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, struct empi_request *req);
+/* Run the context agreement of child, a dup of parent, without blocking; req completes (MPI_ERROR
+   set) once child's context ids are set (comm_idup.c). local_err: the dup already failed here (an
+   attribute copy callback); the agreement still runs, for the other members, then req reports
+   local_err and child, whose handle the program did not get, is released. */
+int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, struct empi_request *req, int local_err);
 
 /* Build a communicator over `group` (refcount taken) with an already agreed context id; inherits
    parent's error handler. Local, never raises: MPI_SUCCESS or MPI_ERR_NO_MEM. */

@@ -150,16 +150,12 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 
 /* What a dup carries over once it exists: the hints given (none of the old communicator's: MPI 4.0
-   on, hints are not propagated, 7.4.4), the topology, the attributes through their copy callbacks.
-   Releases d when a callback fails. */
+   on, hints are not propagated, 7.4.4), the topology, the attributes through their copy callbacks. */
 static int dup_attach(empi_comm_t *c, empi_comm_t *d, empi_info_t *hints)
 {
     d->info = hints ? empi_info_dup(hints) : NULL;
     empi_comm_share_topo(d, c);
-    int rc = empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
-    if (rc != MPI_SUCCESS)
-        empi_comm_release(d);
-    return rc;
+    return empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
 }
 
 static int dup_failed(empi_comm_t *c, const char *fname, int rc)
@@ -190,8 +186,8 @@ static int dup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newcom
     empi_lock();
     empi_comm_t *d = NULL;
     int rc = empi_comm_create_from(c, c->group, &d);
-    if (rc == MPI_SUCCESS)
-        rc = dup_attach(c, d, hints);
+    if (rc == MPI_SUCCESS && (rc = dup_attach(c, d, hints)) != MPI_SUCCESS)
+        empi_comm_release(d);
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return dup_failed(c, fname, rc);
@@ -247,16 +243,22 @@ static int idup_comm(MPI_Comm comm, MPI_Info info, int use_info, MPI_Comm *newco
         rc = empi_comm_is_inter(c)
                  ? empi_intercomm_build(c->group, c->remote_group, EMPI_CONTEXT_PENDING, c->errhandler, &d)
                  : empi_comm_build(c, c->group, EMPI_CONTEXT_PENDING, &d);
-    if (rc == MPI_SUCCESS)
-        rc = dup_attach(c, d, hints);
-    if (rc == MPI_SUCCESS)
-        rc = empi_comm_idup_start(c, d, req);
+    /* Whatever fails here after the communicator exists, the agreement runs (the other members
+       are in it, and the parent's collective sequence must stay in step) and the request reports
+       the failure. */
+    int attach_rc = MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) {
+        attach_rc = dup_attach(c, d, hints);
+        rc = empi_comm_idup_start(c, d, req, attach_rc);
+        if (rc != MPI_SUCCESS)
+            empi_comm_release(d);
+    }
     if (rc != MPI_SUCCESS && req)
         empi_request_release(req);
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return dup_failed(c, fname, rc);
-    *newcomm = d->handle;
+    *newcomm = attach_rc == MPI_SUCCESS ? d->handle : MPI_COMM_NULL;
     *request = (MPI_Request)req;
     return MPI_SUCCESS;
 }

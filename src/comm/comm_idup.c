@@ -40,6 +40,7 @@ struct idup {
     uint32_t proposal, agreed;
     int and_round;            /* 0: max of the proposals; 1: AND of the claims */
     enum stage stage;
+    int local_err;            /* the dup failed here (an attribute copy callback): reported at the end */
     int val, up, down;        /* running value; what went to the parent; what came back */
     int in[MAX_CHILDREN];     /* the children's values */
     empi_request_t *pending[MAX_CHILDREN + 2];
@@ -50,23 +51,17 @@ struct idup {
 static idup_t *running;
 static int hook_added;
 
-static int post(idup_t *x, int is_recv, int *buf, int peer)
+/* One int to or from `peer` of c (the tree's communicator, or the intercommunicator for the
+   leaders' swap with remote rank 0), on c's collective context. */
+static int post(idup_t *x, int is_recv, int *buf, empi_comm_t *c, int peer)
 {
-    empi_request_t **r = &x->pending[x->npending++];
-    empi_comm_t *c = x->tree;
-    return is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c), r)
-                   : empi_isend(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c),
-                                EMPI_MODE_STANDARD, r);
-}
-
-/* The intercommunicator leaders' swap: remote rank 0 of the parent, on its collective context. */
-static int bridge_post(idup_t *x, int is_recv, int *buf)
-{
-    empi_request_t **r = &x->pending[x->npending++];
-    empi_comm_t *c = x->parent;
-    return is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, 0, x->tag, c, EMPI_COLL_CONTEXT(c), r)
-                   : empi_isend(buf, sizeof *buf, empi_byte_type, 0, x->tag, c, EMPI_COLL_CONTEXT(c),
-                                EMPI_MODE_STANDARD, r);
+    empi_request_t *r = NULL;
+    int rc = is_recv ? empi_irecv(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c), &r)
+                     : empi_isend(buf, sizeof *buf, empi_byte_type, peer, x->tag, c, EMPI_COLL_CONTEXT(c),
+                                  EMPI_MODE_STANDARD, &r);
+    if (rc == MPI_SUCCESS)
+        x->pending[x->npending++] = r;
+    return rc;
 }
 
 /* A reduction round starts: the children's values are awaited (a leaf goes straight up). */
@@ -77,7 +72,7 @@ static int round_begin(idup_t *x, int value)
     int span = empi_coll_tree_span(x->me, x->n), k = 0, rc = MPI_SUCCESS;
     for (int m = 1; m < span && rc == MPI_SUCCESS; m <<= 1, k++)
         if (x->me + m < x->n)
-            rc = post(x, 1, &x->in[k], x->me + m);
+            rc = post(x, 1, &x->in[k], x->tree, x->me + m);
     return rc;
 }
 
@@ -121,14 +116,14 @@ static int round_step(idup_t *x, int *finished)
         if (x->me != 0) {
             x->up = x->val;
             x->stage = DOWN;
-            rc = post(x, 0, &x->up, x->me - span);
-            return rc != MPI_SUCCESS ? rc : post(x, 1, &x->down, x->me - span);
+            rc = post(x, 0, &x->up, x->tree, x->me - span);
+            return rc != MPI_SUCCESS ? rc : post(x, 1, &x->down, x->tree, x->me - span);
         }
         if (x->tree != x->parent) {   /* the leaders swap their groups' values */
             x->up = x->val;
             x->stage = BRIDGE;
-            rc = bridge_post(x, 0, &x->up);
-            return rc != MPI_SUCCESS ? rc : bridge_post(x, 1, &x->theirs);
+            rc = post(x, 0, &x->up, x->parent, 0);
+            return rc != MPI_SUCCESS ? rc : post(x, 1, &x->theirs, x->parent, 0);
         }
         /* the root has the result */
         __attribute__((fallthrough));
@@ -142,7 +137,7 @@ static int round_step(idup_t *x, int *finished)
         x->stage = OUT;
         for (int m = span >> 1; m > 0 && rc == MPI_SUCCESS; m >>= 1)
             if (x->me + m < x->n)
-                rc = post(x, 0, &x->val, x->me + m);
+                rc = post(x, 0, &x->val, x->tree, x->me + m);
         return rc;
     case OUT:
         *finished = 1;
@@ -160,10 +155,24 @@ static void unlink_running(idup_t *x)
         }
 }
 
+/* A completed idup request keeps its parent (req->comm) until it is freed: raising its error on
+   a parent the program freed meanwhile must still work. */
+static void release_parent(empi_request_t *req)
+{
+    if (req->state)
+        empi_comm_release(req->state);
+    req->state = NULL;
+}
+
+static const empi_request_ops_t done_ops = {.destroy = release_parent};
+
 static void finish(idup_t *x, int rc, uint32_t context_id)
 {
     empi_request_t *req = x->req;
-    if (rc == MPI_SUCCESS) {
+    if (x->local_err != MPI_SUCCESS) {
+        rc = x->local_err;
+        empi_comm_release(x->child);   /* the program got MPI_COMM_NULL: this was its reference */
+    } else if (rc == MPI_SUCCESS) {
         x->child->context_id = context_id;
         if (x->child->local_comm)   /* an intercommunicator's own local communicator */
             x->child->local_comm->context_id = context_id + 2;
@@ -171,9 +180,13 @@ static void finish(idup_t *x, int rc, uint32_t context_id)
     empi_status_empty(&req->status);
     req->status.MPI_ERROR = rc;
     unlink_running(x);
-    empi_comm_release(x->parent);
-    req->state = NULL;
-    free(x);
+    req->ops = &done_ops;
+    req->state = x->parent;
+    /* Messages still in flight (a post failed in mid-stage) write into x: it is left to them. */
+    if (x->npending == 0) {
+        empi_comm_release(x->child);
+        free(x);
+    }
     empi_request_set_complete(req);
 }
 
@@ -226,15 +239,17 @@ static int idup_poll(empi_request_t *req)
 
 static const empi_request_ops_t idup_ops = {.poll = idup_poll};
 
-int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t *req)
+int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t *req, int local_err)
 {
     idup_t *x = calloc(1, sizeof *x);
     if (!x)
         return MPI_ERR_NO_MEM;
     empi_comm_retain(parent);
+    empi_comm_retain(child);
     x->parent = parent;
     x->child = child;
     x->req = req;
+    x->local_err = local_err;
     x->tree = empi_comm_is_inter(parent) ? parent->local_comm : parent;
     x->width = empi_comm_is_inter(parent) ? EMPI_INTERCOMM_CONTEXTS : 2;
     x->me = x->tree->rank;

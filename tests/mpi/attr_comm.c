@@ -48,6 +48,14 @@ static int self_delete_cb(MPI_Comm comm, int keyval, void *val, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* Fails on rank 1 only: one member's dup fails while the others' succeed. */
+static int failing_copy_cb(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag) {
+  (void)oldcomm, (void)keyval, (void)extra;
+  *(void **)out = in;
+  *flag = 1;
+  return empi_rank() == 1 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
 static int *new_int(int v) {
   int *p = malloc(sizeof *p);
   CHECK(p != NULL, "malloc");
@@ -155,6 +163,36 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Comm_free_keyval(&knone));
   CHECK_MPI(MPI_Comm_free_keyval(&kdup));
   CHECK_MPI(MPI_Comm_free_keyval(&knull));
+
+  /* A copy callback failing on one rank fails that rank's MPI_Comm_idup (through the request,
+     newcomm MPI_COMM_NULL) while the others' succeed, and the parent's collectives stay in step. */
+  {
+    int kfail;
+    MPI_Comm base2, nd;
+    MPI_Request q;
+    CHECK_MPI(MPI_Comm_create_keyval(failing_copy_cb, MPI_COMM_NULL_DELETE_FN, &kfail, NULL));
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base2));
+    CHECK_MPI(MPI_Comm_set_errhandler(base2, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_attr(base2, kfail, &payload));
+    CHECK_MPI(MPI_Comm_idup(base2, &nd, &q));
+    int rc = MPI_Wait(&q, MPI_STATUS_IGNORE), cls = -1;
+    MPI_Error_class(rc, &cls);
+    if (empi_rank() == 1) {
+      CHECK(cls == MPI_ERR_OTHER, "the failing rank's idup completed with class %d", cls);
+      CHECK(nd == MPI_COMM_NULL, "the failing rank got a communicator");
+    } else {
+      CHECK(rc == MPI_SUCCESS, "idup failed on rank %d (class %d)", empi_rank(), cls);
+      CHECK_MPI(MPI_Comm_free(&nd));
+    }
+    CHECK_MPI(MPI_Comm_delete_attr(base2, kfail));
+    CHECK_MPI(MPI_Ibarrier(base2, &q));
+    CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    int one = 1, sum = 0;
+    CHECK_MPI(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, base2));
+    CHECK(sum == empi_size(), "allreduce after the failed idup gave %d", sum);
+    CHECK_MPI(MPI_Comm_free(&base2));
+    CHECK_MPI(MPI_Comm_free_keyval(&kfail));
+  }
 
   /* Attributes on MPI_COMM_SELF are deleted at the start of MPI_Finalize (checked after it). */
   int kself;
