@@ -52,6 +52,12 @@ struct part {
     int reply;                  /* REPLY payload: base tag */
     empi_request_t *setup_req;  /* the SETUP or REPLY exchange in flight */
     int ctl_is_recv;            /* setup_req is a posted receive (cancellable at destroy) */
+    empi_request_t *setup_send; /* sender: SETUP still leaving, from setup_copy */
+    int64_t *setup_copy;
+    /* A receive freed before its SETUP came: kept, so that the SETUP cannot pair with the next
+       channel on (comm, peer, tag), to answer it REFUSED (zombie_comm is retained). */
+    empi_comm_t *zombie_comm;
+    int zombie_peer;
     uint8_t *flag;              /* sender: partition ready; receiver: send partition arrived */
     uint8_t *sent;              /* sender: partition's message started */
     empi_request_t **msg;       /* per send partition (both sides) */
@@ -204,15 +210,51 @@ static int poll_setup(part_t *p)
 /* Out of the progress list while nothing is left to do until the next MPI_Start. */
 static void park(part_t *p)
 {
-    if (!p->running && p->established && !p->setup_req && listed(p))
+    if (!p->running && p->established && !p->setup_req && !p->setup_send && listed(p))
         list_remove(p);
+}
+
+/* SETUP has left: its request and copy go. */
+static int poll_setup_send(part_t *p)
+{
+    if (!p->setup_send || !p->setup_send->complete)
+        return 0;
+    empi_request_release(p->setup_send);
+    free(p->setup_copy);
+    p->setup_send = NULL;
+    p->setup_copy = NULL;
+    return 1;
+}
+
+/* A freed receive's SETUP: answered REFUSED, then the channel is gone. */
+static int poll_zombie(part_t *p)
+{
+    if (p->setup_req && !p->setup_req->complete)
+        return 0;
+    if (p->setup_req) {
+        int answer = p->ctl_is_recv && p->setup_req->status.MPI_ERROR == MPI_SUCCESS;
+        empi_request_release(p->setup_req);
+        p->setup_req = NULL;
+        p->ctl_is_recv = 0;
+        p->reply = REFUSED;
+        if (answer &&
+            empi_isend(&p->reply, sizeof p->reply, empi_byte_type, p->zombie_peer, (int)p->setup[2], p->zombie_comm,
+                       p->zombie_comm->context_id, EMPI_MODE_STANDARD, &p->setup_req) == MPI_SUCCESS)
+            return 1;
+    }
+    list_remove(p);
+    empi_comm_release(p->zombie_comm);
+    free(p);
+    return 1;
 }
 
 /* Advance one channel; complete its request when the round is over. Returns events. */
 static int poll_part(part_t *p)
 {
+    if (p->zombie_comm)
+        return poll_zombie(p);
     empi_request_t *r = p->req;
-    int events = poll_setup(p);
+    int events = poll_setup(p) + poll_setup_send(p);
     if (!p->running) {
         park(p);
         return events;
@@ -286,22 +328,20 @@ static int open_channel(part_t *p)
     int rc;
     if (p->is_send) {
         int reply_tag = REPLY_TAG((int)(next_channel++ & 0x1fffffff));
-        p->setup[0] = p->nparts;
-        p->setup[1] = (int64_t)p->pbytes;
-        p->setup[2] = reply_tag;
+        /* SETUP goes from its own copy: the channel may be freed before it has left. */
+        if (!(p->setup_copy = malloc(sizeof p->setup)))
+            return MPI_ERR_NO_MEM;
+        p->setup_copy[0] = p->nparts;
+        p->setup_copy[1] = (int64_t)p->pbytes;
+        p->setup_copy[2] = reply_tag;
         /* Post the REPLY receive before SETUP leaves so the answer always has a home. */
         rc = empi_irecv(&p->reply, sizeof p->reply, empi_byte_type, req->peer, reply_tag, req->comm,
                         req->comm->context_id, &p->setup_req);
         p->ctl_is_recv = 1;
-        empi_request_t *setup;
         if (rc == MPI_SUCCESS)
-            rc = empi_isend(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
-                            req->comm->context_id, EMPI_MODE_STANDARD, &setup);
-        /* Nobody waits for SETUP: it frees itself once it has left (as after MPI_Request_free). */
-        if (rc == MPI_SUCCESS && setup->complete)
-            empi_request_release(setup);
-        else if (rc == MPI_SUCCESS)
-            setup->user_freed = 1;
+            rc = empi_isend(p->setup_copy, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag),
+                            req->comm, req->comm->context_id, EMPI_MODE_STANDARD, &p->setup_send);
+        poll_setup_send(p);
     } else {
         rc = empi_irecv(p->setup, sizeof p->setup, empi_byte_type, req->peer, SETUP_TAG(req->tag), req->comm,
                         req->comm->context_id, &p->setup_req);
@@ -363,8 +403,21 @@ static void part_destroy(empi_request_t *req)
     part_t *p = req->state;
     if (!p)
         return;
+    req->state = NULL;
+    if (!p->is_send && !p->established && p->setup_req) {
+        /* its SETUP has not been taken in: let it come and refuse it (poll_zombie) */
+        empi_comm_retain(req->comm);
+        p->zombie_comm = req->comm;
+        p->zombie_peer = req->peer;
+        p->req = NULL;
+        return;
+    }
     if (listed(p))
         list_remove(p);
+    if (p->setup_send && !p->setup_send->complete)
+        p->setup_send->user_freed = 1;   /* it still reads setup_copy, which it keeps */
+    else
+        poll_setup_send(p);
     retire_internal(p->setup_req, p->ctl_is_recv);
     int n = p->is_send ? p->nparts : p->peer_parts;
     for (int i = 0; p->msg && i < n; i++)
@@ -374,7 +427,6 @@ static void part_destroy(empi_request_t *req)
     free(p->sent);
     free(p->staging);
     free(p);
-    req->state = NULL;
 }
 
 static const empi_request_ops_t part_ops = {

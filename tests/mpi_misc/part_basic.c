@@ -170,6 +170,30 @@ static void sizes(int left, int right) {
   CHECK_MPI(MPI_Request_free(&s));
   CHECK_MPI(MPI_Request_free(&r));
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
+  /* Channels freed before they ever start (their SETUP possibly still on the way) do not pair with
+     the next ones on the same (communicator, peer, tag). */
+  for (int k = 0; k < 3; k++) {
+    CHECK_MPI(MPI_Psend_init(sb, 1, 4, MPI_INT, right, 82, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    CHECK_MPI(MPI_Precv_init(rb, 1, 4, MPI_INT, left, 82, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    CHECK_MPI(MPI_Request_free(&r));
+    CHECK_MPI(MPI_Request_free(&s));
+  }
+  for (int i = 0; i < 4; i++) {
+    sb[i] = 500 + i + 10 * empi_rank();
+    rb[i] = -1;
+  }
+  CHECK_MPI(MPI_Psend_init(sb, 2, 2, MPI_INT, right, 82, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+  CHECK_MPI(MPI_Precv_init(rb, 1, 4, MPI_INT, left, 82, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+  CHECK_MPI(MPI_Start(&r));
+  CHECK_MPI(MPI_Start(&s));
+  CHECK_MPI(MPI_Pready_range(0, 1, s));
+  CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+  CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  for (int i = 0; i < 4; i++)
+    CHECK(rb[i] == 500 + i + 10 * left, "after freed channels: element %d is %d", i, rb[i]);
+  CHECK_MPI(MPI_Request_free(&s));
+  CHECK_MPI(MPI_Request_free(&r));
 }
 
 int main(int argc, char **argv) {
