@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "comm/intercomm.h"
+#include "core/global.h"
 
 typedef struct {
     uint32_t lo, hi;   /* [lo, hi) */
@@ -95,7 +96,8 @@ uint32_t empi_comm_context_propose(uint32_t width, int retry)
     pthread_mutex_lock(&ids_lock);
     if (retry) {
         if (!retry_seed)
-            retry_seed = (unsigned)getpid() * 2654435761u | 1;
+            /* pids repeat across hosts and pid namespaces: the job rank tells the processes apart */
+            retry_seed = ((unsigned)getpid() ^ (unsigned)empi_g.boot.rank * 2654435761u) | 1;
         next_context += width * (uint32_t)(rand_r(&retry_seed) % 8);
     }
     id_range_t r = {next_context, next_context + width};
