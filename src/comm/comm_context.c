@@ -34,6 +34,7 @@ static uint32_t next_context = 4;
 static id_range_t *used;      /* sorted, disjoint, adjacent ones merged */
 static size_t nused, used_cap;
 static unsigned retry_seed;
+
 static int overlaps(id_range_t a, id_range_t b)
 {
     return a.lo < b.hi && b.lo < a.hi;
