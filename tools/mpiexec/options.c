@@ -19,9 +19,9 @@ static void usage(FILE *f)
     fprintf(f,
         "Usage: mpiexec [-n N] [options] program [args...]\n"
         "       mpiexec [-n N] [options] prog1 [args...] : [-n N] [-env NAME VALUE] prog2 [args...] : ...\n"
-        "  Each ':'-separated part is an app context (MPMD) with its own program, arguments, -n\n"
-        "  and -env; ranks are numbered across the contexts in order; MPI_APPNUM of a rank is\n"
-        "  the index of its context.\n"
+        "  Each ':'-separated part is an app context (MPMD) with its own program, arguments, -n,\n"
+        "  -env, -wdir and -host; ranks are numbered across the contexts in order; MPI_APPNUM of\n"
+        "  a rank is the index of its context.\n"
         "  -n, -np, --np N          number of ranks of this context (default 1)\n"
         "  -env NAME VALUE          set NAME=VALUE for the ranks of this context\n"
         "  -wdir DIR                run the ranks of this context in DIR (also --wdir, -wd);\n"
