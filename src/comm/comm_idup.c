@@ -49,7 +49,6 @@ struct idup {
 };
 
 static idup_t *running;
-static int hook_added;
 
 /* One int to or from `peer` of c (the tree's communicator, or the intercommunicator for the
    leaders' swap with remote rank 0), on c's collective context. */
@@ -260,10 +259,7 @@ int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t
     req->state = x;
     x->next = running;
     running = x;
-    if (!hook_added) {
-        empi_progress_add_hook(idup_hook);
-        hook_added = 1;
-    }
+    empi_progress_add_hook(idup_hook);   /* once: it ignores a hook it already has */
     int rc = round_begin(x, (int)x->proposal);
     if (rc != MPI_SUCCESS) {
         finish(x, rc, 0);

@@ -69,7 +69,6 @@ struct part {
 };
 
 static part_t *active;
-static int hook_added;
 static uint32_t next_data_tag;  /* offset of the next reserved block */
 static uint32_t next_channel;   /* send channels opened here: their reply tags */
 
@@ -131,6 +130,13 @@ static void note_error(part_t *p, int rc)
         p->round_err = rc;
 }
 
+/* The receiver's answer p->reply (base tag or REFUSED) on the reply tag the SETUP named. */
+static int send_reply(part_t *p, empi_comm_t *comm, int peer)
+{
+    return empi_isend(&p->reply, sizeof p->reply, empi_byte_type, peer, (int)p->setup[2], comm, comm->context_id,
+                      EMPI_MODE_STANDARD, &p->setup_req);
+}
+
 /* Receiver: the SETUP arrived; reserve tags and answer (or refuse a channel of another size). */
 static int receiver_establish(part_t *p)
 {
@@ -158,8 +164,7 @@ static int receiver_establish(part_t *p)
         p->reply = p->base_tag;
     }
     p->established = 1;
-    int src = empi_isend(&p->reply, sizeof p->reply, empi_byte_type, r->peer, (int)p->setup[2], r->comm,
-                         r->comm->context_id, EMPI_MODE_STANDARD, &p->setup_req);
+    int src = send_reply(p, r->comm, r->peer);
     return rc != MPI_SUCCESS ? rc : src;
 }
 
@@ -237,9 +242,7 @@ static int poll_zombie(part_t *p)
         p->setup_req = NULL;
         p->ctl_is_recv = 0;
         p->reply = REFUSED;
-        if (answer &&
-            empi_isend(&p->reply, sizeof p->reply, empi_byte_type, p->zombie_peer, (int)p->setup[2], p->zombie_comm,
-                       p->zombie_comm->context_id, EMPI_MODE_STANDARD, &p->setup_req) == MPI_SUCCESS)
+        if (answer && send_reply(p, p->zombie_comm, p->zombie_peer) == MPI_SUCCESS)
             return 1;
     }
     list_remove(p);
@@ -349,10 +352,7 @@ static int open_channel(part_t *p)
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!hook_added) {
-        empi_progress_add_hook(part_hook);
-        hook_added = 1;
-    }
+    empi_progress_add_hook(part_hook);   /* once: it ignores a hook it already has */
     list_add(p);
     return MPI_SUCCESS;
 }
