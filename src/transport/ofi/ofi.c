@@ -143,7 +143,15 @@ static void release_all(void)
     free(O.addr);
     free(O.tx_credits);
     free(O.owed);
+    free(O.unflushed);
     memset(&O, 0, sizeof O);
+}
+
+/* A rank waiting in a bootstrap fence keeps polling: utility providers (ofi_rxd) retransmit and
+   acknowledge only inside fi_cq_read, and a peer may still wait for a packet of ours that was lost. */
+static void fence_hook(void)
+{
+    empi_ofi_poll();
 }
 
 static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
@@ -156,7 +164,9 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     O.addr = malloc((size_t)O.size * sizeof *O.addr);
     O.tx_credits = malloc((size_t)O.size * sizeof *O.tx_credits);
     O.owed = calloc((size_t)O.size, sizeof *O.owed);
-    int ok = O.addr && O.tx_credits && O.owed;
+    O.unflushed = calloc((size_t)O.size, 1);
+    O.quiet_inject = empi_tunables.ofi_quiet_inject;
+    int ok = O.addr && O.tx_credits && O.owed && O.unflushed;
     for (int r = 0; ok && r < O.size; r++)
         O.tx_credits[r] = O.window;
     if (ok && (O.info = empi_ofi_getinfo(empi_tunables.ofi_provider, 0)) == NULL)
@@ -180,6 +190,7 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         return EMPI_ERROR;
     }
     O.up = 1;
+    empi_boot_set_fence_hook(fence_hook);
     if (empi_tunables.debug >= 1 && boot->rank == 0)
         fprintf(stderr, "EtherMPI: ofi: provider %s, fabric %s, domain %s, mr_mode 0x%lx, %s, rma read %s\n",
                 O.info->fabric_attr->prov_name, O.info->fabric_attr->name, O.info->domain_attr->name,
@@ -243,7 +254,9 @@ static size_t ofi_pending(void)
     uint64_t now = empi_now_ns();
     if (!O.drain_deadline)
         O.drain_deadline = now + OFI_DRAIN_NS;
-    return now < O.drain_deadline ? O.inflight + (O.ctrl_head != NULL) : 0;
+    if (now >= O.drain_deadline)
+        return 0;
+    return O.inflight + (O.ctrl_head != NULL) + (size_t)empi_ofi_flush_quiet();
 }
 
 /*
@@ -257,7 +270,7 @@ static void closing_handshake(void)
     for (int round = 0; round < 100; round++) {
         char key[32];
         snprintf(key, sizeof key, "ofi-done-%d", round);
-        unsigned char done = O.inflight == 0 && !O.ctrl_head;
+        unsigned char done = O.inflight == 0 && !O.ctrl_head && !empi_ofi_flush_quiet();
         if (empi_boot_put(key, &done, 1) != 0 || empi_boot_fence() != 0)
             return;
         int everyone = 1;
@@ -297,6 +310,8 @@ static int ofi_finalize(void)
         closing_handshake();
         O.up = 0;
     }
+    if (empi_boot_fence_hook() == fence_hook)
+        empi_boot_set_fence_hook(NULL);
     release_all();
     return EMPI_OK;
 }

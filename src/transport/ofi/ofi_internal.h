@@ -119,6 +119,9 @@ typedef struct {
     char *tx_slab;
     empi_ofi_mr_t *tx_mr;
     size_t inflight;        /* sends posted, completion not yet seen */
+    int quiet_inject;       /* small packets by fi_inject, without a completion */
+    unsigned char *unflushed; /* per peer: quiet packets sent since its last flush packet */
+    int nunflushed;
     ofi_ctrl_t *ctrl_head, *ctrl_tail;
 
     /* Receives. */
@@ -162,6 +165,7 @@ int empi_ofi_post_rx(ofi_rx_t *rx);
 int empi_ofi_send_ctrl(int peer, void *pkt, size_t len); /* queued when the provider is busy */
 int empi_ofi_post_send(int peer, const void *wire, size_t len, int inject); /* EMPI_OK / EMPI_AGAIN */
 uint16_t empi_ofi_take_owed(int peer);
+int empi_ofi_flush_quiet(void);         /* flush packets still owed; how many are */
 int empi_ofi_wait_reply(volatile int *flag);   /* poll (deferring DATA) until *flag */
 
 /* ofi_get.c */
