@@ -48,4 +48,32 @@ run -n 2 --bogus-option "$PROG"
 [ "$STATUS" -ne 0 ] || fail "unknown option accepted"
 run -n 0 "$PROG"
 [ "$STATUS" -ne 0 ] || fail "-n 0 accepted"
+# Per-rank output files: MPICH's patterns (one file for both streams when they agree) and
+# Open MPI's directory layout; nothing of the ranks' output reaches the terminal then
+run -n 3 -outfile-pattern "$WORK/o.%r" -errfile-pattern "$WORK/o.%r" sh -c 'echo "out $EMPI_RANK"; echo "err $EMPI_RANK" >&2'
+expect_status 0
+for r in 0 1 2; do
+    [ "$(cat "$WORK/o.$r")" = "$(printf 'out %s\nerr %s' $r $r)" ] || fail "-outfile-pattern: o.$r holds $(cat "$WORK/o.$r")"
+done
+[ ! -s "$WORK/out" ] && [ ! -s "$WORK/err" ] || fail "-outfile-pattern: output also on the terminal"
+run -n 2 --output-filename "$WORK/od" sh -c 'echo "out $EMPI_RANK"; echo "err $EMPI_RANK" >&2'
+expect_status 0
+[ "$(cat "$WORK/od/1/rank.1/stdout")" = "out 1" ] && [ "$(cat "$WORK/od/1/rank.0/stderr")" = "err 0" ] ||
+    fail "--output-filename: $(find "$WORK/od" -type f)"
+run -n 2 -outfile-pattern "$WORK/none/x/%r" "$PROG" env EMPI_RANK "$MARK"   # a directory is created
+expect_status 0
+grep -q '^rank 1 EMPI_RANK=1$' "$WORK/none/x/1" || fail "-outfile-pattern into a new directory"
+# -print-all-exitcodes names every rank's; --display-map every rank's host
+run -n 3 -print-all-exitcodes --display-map "$PROG" exitcode 2 4 "$MARK"
+expect_in err '^mpiexec: rank 0: exit code 0$'
+expect_in err '^mpiexec: rank 2: exit code 4$'
+expect_in out '^mpiexec: rank 1 on this host'
+# MPICH's launcher choice and environment lists, Open MPI's -N and --rank-by
+for spelling in "-launcher ssh" "-bootstrap fork" "-genvlist PATH,HOME" "-envlist PATH" "-N 2" "--rank-by core"; do
+    run -n 2 $spelling "$PROG" exitcode 0 0 "$MARK"
+    expect_status 0
+done
+run -n 2 -launcher slurm "$PROG" exitcode 0 0 "$MARK"
+[ "$STATUS" -ne 0 ] || fail "-launcher slurm accepted"
+expect_in err 'launcher slurm is not supported'
 echo "PASS options"

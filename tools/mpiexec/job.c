@@ -111,6 +111,8 @@ void job_rank_exited(int rank, int wait_status)
 {
     rank_proc_t *rp = &job.ranks[rank];
     rp->running = 0;
+    rp->exited = 1;
+    rp->wait_status = wait_status;
     job.running--;
     /* A FINALIZE or ABORT may still sit unread in the socket. */
     server_drain_rank(rank);

@@ -388,6 +388,29 @@ static int resolve_app(app_context_t *app)
     return 0;
 }
 
+/* --display-map: the placement, one line per rank, before anything starts. */
+static void display_map(const mpiexec_options_t *o)
+{
+    for (int r = 0; r < o->nprocs; r++)
+        printf("mpiexec: rank %d on %s (context %d)\n", r,
+               o->nhosts ? o->hosts[layout.host_of[r]].name : "this host", options_app_of(o, r));
+    fflush(stdout);
+}
+
+/* -print-all-exitcodes: how every rank ended. */
+static void print_exit_codes(void)
+{
+    for (int r = 0; r < job.nprocs; r++) {
+        const rank_proc_t *rp = &job.ranks[r];
+        if (!rp->exited)
+            fprintf(stderr, "mpiexec: rank %d: exit status unknown\n", r);
+        else if (WIFSIGNALED(rp->wait_status))
+            fprintf(stderr, "mpiexec: rank %d: killed by signal %d\n", r, WTERMSIG(rp->wait_status));
+        else
+            fprintf(stderr, "mpiexec: rank %d: exit code %d\n", r, WEXITSTATUS(rp->wait_status));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mpiexec_options_t opts;
@@ -444,7 +467,13 @@ int main(int argc, char **argv)
     for (int r = 0; r < opts.nprocs; r++)
         job.ranks[r].out_fd = job.ranks[r].err_fd = -1; /* polled before the ranks start */
     output_set_tagging(opts.tag_output);
+    if (output_set_files(opts.out_pattern, opts.err_pattern, opts.nprocs) != 0) {
+        fprintf(stderr, "mpiexec: out of memory\n");
+        return 1;
+    }
     layout_place(&opts);
+    if (opts.display_map)
+        display_map(&opts);
 
     int server_rc;
     if (needs_remote(&opts)) {
@@ -485,6 +514,8 @@ int main(int argc, char **argv)
     if (job.ending)
         job_kill_all(SIGKILL); /* descendants of the ranks, if any survived */
     drain_outputs();
+    if (opts.print_exit_codes)
+        print_exit_codes();
     stdin_close();
     remote_shutdown();
     server_close();

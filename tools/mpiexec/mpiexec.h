@@ -41,6 +41,9 @@ typedef struct mpiexec_options {
     host_entry_t *hosts;  /* from -hosts / -f; none: this host only */
     int nhosts;
     int tag_output;
+    int print_exit_codes; /* -print-all-exitcodes */
+    int display_map;      /* --display-map */
+    char *out_pattern, *err_pattern; /* -outfile-pattern, -errfile-pattern, --output-filename */
     char *wdir;       /* -gwdir: the ranks' working directory unless their context has a -wdir; NULL: ours */
     double timeout;   /* seconds; 0 = none */
     char **env;       /* "NAME=VALUE" strings for every rank (-genv, -x), applied in order */
@@ -62,6 +65,8 @@ typedef struct line_buffer {
 } line_buffer_t;
 
 void output_set_tagging(int on);
+/* Lines of each rank into files named by the patterns (%r: the rank; NULL: the terminal). */
+int output_set_files(const char *out_pattern, const char *err_pattern, int nranks);
 /* Read what `fd` has and write every complete line to `dest`. Returns 1 while the
  * pipe is open, 0 at EOF (the partial tail has been flushed). */
 int output_pump(int fd, line_buffer_t *lb, int rank, int dest);
@@ -118,6 +123,8 @@ typedef struct rank_proc {
     int running;
     int connected;       /* presented a valid cookie: it is an MPI process */
     int finalized;
+    int exited;          /* wait status below is known */
+    int wait_status;
 } rank_proc_t;
 
 /* Absolute path of the running mpiexec (/proc/self/exe), NULL if unreadable. */

@@ -29,12 +29,17 @@ static void usage(FILE *f)
         "Options for the whole job, in whichever context they appear:\n"
         "  -genv NAME VALUE         set NAME=VALUE for every rank (-env overrides it)\n"
         "  -x NAME[=VALUE]          export NAME (current or given value) to every rank\n"
-        "  -ppn N                   ranks per host, in consecutive blocks\n"
+        "  -ppn N                   ranks per host, in consecutive blocks (also -N, --npernode)\n"
         "  -usize N                 MPI_UNIVERSE_SIZE (at least the number of ranks; also\n"
         "                           --universe-size, env MPIEXEC_UNIVERSE_SIZE; default: the\n"
         "                           hosts' slots if they are more than the ranks, else the ranks)\n"
         "  --tag-output             prefix every output line with \"[rank] \"\n"
         "                           (also -tag-output, -prepend-rank, -l)\n"
+        "  -outfile-pattern P       each rank's stdout into file P, %%r replaced by the rank;\n"
+        "  -errfile-pattern P       likewise stderr (the same P: one file for both);\n"
+        "  --output-filename DIR    Open MPI's layout: DIR/1/rank.N/stdout and stderr\n"
+        "  -print-all-exitcodes     at the end, every rank's exit code (or signal)\n"
+        "  --display-map            before the start, which host every rank runs on\n"
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
         "  -gwdir DIR               working directory of the contexts without a -wdir\n"
@@ -44,7 +49,8 @@ static void usage(FILE *f)
         "  --report-bindings        every rank prints the CPUs it may run on\n"
         "  --oversubscribe          accepted, no effect; so are --allow-run-as-root,\n"
         "                           --use-hwthread-cpus, -map-by, --prefix, -v, -q, and\n"
-        "                           -genvall/-envall (the whole environment is passed anyway)\n"
+        "                           -genvall/-envall, -genvlist/-envlist, --rank-by (the whole\n"
+        "                           environment is passed anyway; ranks are numbered in order)\n"
         "  --mca NAME VALUE         Open MPI's parameters: ignored with a warning (ours are\n"
         "                           EMPI_* environment variables, listed by empi-info)\n"
         "  -hosts H[:N],..          hosts (names or IPv4 addresses), optional slots each\n"
@@ -53,6 +59,8 @@ static void usage(FILE *f)
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
         "                           (also -hostfile, --hostfile, -machinefile)\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
+        "  -launcher ssh|rsh|fork   how remote hosts are reached (also -bootstrap);\n"
+        "  -launcher-exec CMD       the command that does it (also -bootstrap-exec)\n"
         "  -h, --help               this text\n"
         "  --version                version\n"
         "Ranks get EMPI_MPIEXEC, the path of this mpiexec (MPI_Comm_spawn runs it), and their\n"
@@ -227,6 +235,41 @@ static int is_any(const char *arg, const char *const *names)
 
 #define ANY(...) is_any(opt, (const char *const[]){ __VA_ARGS__, NULL })
 
+static int set_string(char **field, const char *val)
+{
+    free(*field);
+    *field = strdup(val);
+    return *field ? 0 : -1;
+}
+
+/* Open MPI's --output-filename DIR: DIR/1/rank.N/stdout and .../stderr. */
+static int set_output_dir(mpiexec_options_t *o, const char *dir)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "%s/1/rank.%%r/stdout", dir);
+    if (n < 0 || (size_t)n >= sizeof buf || set_string(&o->out_pattern, buf) != 0) {
+        opt_error("--output-filename %s: name too long", dir);
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s/1/rank.%%r/stderr", dir);
+    return set_string(&o->err_pattern, buf);
+}
+
+/* MPICH's -launcher/-bootstrap: how remote proxies start. fork: this host only. */
+static int set_launcher(const char *opt, const char *val)
+{
+    if (!strcmp(val, "ssh") || !strcmp(val, "rsh")) {
+        if (!getenv("EMPI_LAUNCHER_RSH"))
+            setenv("EMPI_LAUNCHER_RSH", val, 1);
+        return 0;
+    }
+    if (!strcmp(val, "fork"))
+        return 0;
+    opt_error("%s %s is not supported: remote hosts are reached with ssh or rsh (or the command in "
+              "-launcher-exec); under Slurm start the ranks with srun (docs/NETWORK.md)", opt, val);
+    return -1;
+}
+
 /* The options of one app context from argv[*pos]; *pos is left at its program. 0: go on;
  * 1: help/version printed; -1: error reported. */
 static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, app_context_t *app)
@@ -253,7 +296,9 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
                         "-machinefile", "--machinefile", "-bind-to", "--bind-to",
                         "-map-by", "--map-by", "-usize", "--usize", "--universe-size",
                         "-universe-size", "-wdir", "--wdir", "-wd", "--wd", "-gwdir", "--gwdir", "--prefix",
-                        "-prefix") ? 1
+                        "-prefix", "-N", "-genvlist", "-envlist", "-launcher", "-bootstrap", "-launcher-exec",
+                        "-bootstrap-exec", "-outfile-pattern", "-errfile-pattern", "--output-filename",
+                        "-output-filename", "--rank-by", "-rank-by") ? 1
                     : ANY("-genv", "-env", "--mca", "-mca", "--gmca", "-gmca") ? 2
                                            : 0;
         if (inline_val && nargs != 1) {
@@ -277,7 +322,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             return 1;
         } else if (ANY("-n", "-np", "--np", "--n", "-c")) {
             rc = parse_count(opt, val, &app->nprocs);
-        } else if (ANY("-ppn", "--ppn", "-npernode", "--npernode")) {
+        } else if (ANY("-ppn", "--ppn", "-npernode", "--npernode", "-N")) {
             rc = parse_count(opt, val, &o->ppn);
         } else if (ANY("-usize", "--usize", "--universe-size", "-universe-size")) {
             rc = parse_count(opt, val, &o->universe_size);
@@ -309,16 +354,32 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
         } else if (ANY("-gwdir", "--gwdir")) {
             free(o->wdir);
             o->wdir = strdup(val);
+        } else if (ANY("-launcher", "-bootstrap")) {
+            rc = set_launcher(opt, val);
+        } else if (ANY("-launcher-exec", "-bootstrap-exec")) {
+            setenv("EMPI_LAUNCHER_RSH", val, 1);
+        } else if (ANY("-outfile-pattern")) {
+            rc = set_string(&o->out_pattern, val);
+        } else if (ANY("-errfile-pattern")) {
+            rc = set_string(&o->err_pattern, val);
+        } else if (ANY("--output-filename", "-output-filename")) {
+            rc = set_output_dir(o, val);
+        } else if (ANY("-print-all-exitcodes", "--print-all-exitcodes")) {
+            o->print_exit_codes = 1;
+        } else if (ANY("--display-map", "-display-map")) {
+            o->display_map = 1;
         } else if (ANY("--mca", "-mca", "--gmca", "-gmca")) {
             fprintf(stderr, "mpiexec: ignoring %s %s %s: EtherMPI has no MCA parameters (its settings are "
                     "EMPI_* environment variables, listed by empi-info)\n", opt, argv[i + 1], argv[i + 2]);
         } else if (ANY("--oversubscribe", "-oversubscribe", "-genvall", "--genvall", "-envall",
                        "-map-by", "--map-by", "--allow-run-as-root",
                        "-allow-run-as-root", "--use-hwthread-cpus", "-use-hwthread-cpus", "--prefix",
-                       "-prefix", "-v", "--verbose", "-q", "--quiet")) {
+                       "-prefix", "-v", "--verbose", "-q", "--quiet", "-genvlist", "-envlist", "--rank-by",
+                       "-rank-by")) {
             /* Accepted so that scripts written for Open MPI or MPICH run unchanged: ranks are
-               placed in order and not bound, running as root is allowed, and the installation
-               is found from this mpiexec's own path. */
+               placed and numbered in order and not bound, running as root is allowed, the
+               installation is found from this mpiexec's own path, and the whole environment
+               reaches the ranks (so the variables -genvlist names do too). */
         } else {
             opt_error("unknown option '%s' (see mpiexec --help)", argv[i]);
             return -1;
@@ -414,6 +475,8 @@ void options_free(mpiexec_options_t *o)
         free(o->hosts[i].name);
     free(o->hosts);
     free(o->wdir);
+    free(o->out_pattern);
+    free(o->err_pattern);
     for (int i = 0; i < o->nenv; i++)
         free(o->env[i]);
     free(o->env);

@@ -4,9 +4,11 @@
 #include "mpiexec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A line longer than this is passed on in pieces rather than buffered forever. */
@@ -20,6 +22,85 @@ static size_t scratch_cap;
 void output_set_tagging(int on)
 {
     tagging = on;
+}
+
+/* Per-rank output files (-outfile-pattern, -errfile-pattern, --output-filename): the pattern of
+   stdout and stderr, and each rank's descriptors, opened at its first line (-1: not yet). */
+static const char *patterns[2];
+static int *files;
+static int nfiles;
+
+int output_set_files(const char *out_pattern, const char *err_pattern, int nranks)
+{
+    patterns[0] = out_pattern;
+    patterns[1] = err_pattern;
+    if (!out_pattern && !err_pattern)
+        return 0;
+    files = malloc(sizeof *files * 2 * (size_t)nranks);
+    if (!files)
+        return -1;
+    nfiles = 2 * nranks;
+    for (int i = 0; i < nfiles; i++)
+        files[i] = -1;
+    return 0;
+}
+
+/* `pattern` with %r replaced by the rank (%% by %); -1 when the result does not fit. */
+static int expand(const char *pattern, int rank, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++) {
+        int w = *p != '%' ? snprintf(buf + n, cap - n, "%c", *p)
+                : p[1] == 'r' ? snprintf(buf + n, cap - n, "%d", rank)
+                              : snprintf(buf + n, cap - n, "%%");
+        if (*p == '%' && (p[1] == 'r' || p[1] == '%'))
+            p++;
+        if (w < 0 || (size_t)w >= cap - n)
+            return -1;
+        n += (size_t)w;
+    }
+    return 0;
+}
+
+/* Create the directories leading to `path` (Open MPI's layout puts each rank in its own). */
+static void make_parents(char *path)
+{
+    for (char *q = path + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(path, 0777);
+            *q = '/';
+        }
+}
+
+/* Where the `dest` (1 stdout, 2 stderr) lines of `rank` go. */
+static int target(int rank, int dest)
+{
+    int k = dest == 2;
+    if (!patterns[k] || rank < 0 || 2 * rank + k >= nfiles)
+        return dest;
+    int *fd = &files[2 * rank + k];
+    if (*fd >= 0)
+        return *fd;
+    char path[4096];
+    if (expand(patterns[k], rank, path, sizeof path) != 0) {
+        fprintf(stderr, "mpiexec: output file name from '%s' is too long\n", patterns[k]);
+        patterns[k] = NULL;
+        return dest;
+    }
+    /* Both streams of a rank into one file share its descriptor. */
+    char other[4096];
+    if (k == 1 && patterns[0] && files[2 * rank] >= 0 && expand(patterns[0], rank, other, sizeof other) == 0 &&
+        !strcmp(other, path))
+        return *fd = files[2 * rank];
+    make_parents(path);
+    *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (*fd < 0) {
+        fprintf(stderr, "mpiexec: cannot write rank %d's output to %s: %s\n", rank, path, strerror(errno));
+        patterns[k] = NULL;
+        return dest;
+    }
+    return *fd;
 }
 
 static void write_all(int fd, const char *p, size_t len)
@@ -53,6 +134,7 @@ static int reserve(char **buf, size_t *cap, size_t need)
 /* Write `len` bytes that end at a line boundary (or are a flushed tail). */
 static void emit(const char *p, size_t len, int rank, int dest, int add_newline)
 {
+    dest = target(rank, dest);
     if (!tagging && !add_newline) {
         write_all(dest, p, len);
         return;
@@ -141,6 +223,12 @@ void output_feed(line_buffer_t *lb, const char *data, size_t n, int rank, int de
 
 void output_release(void)
 {
+    for (int i = 0; i < nfiles; i++)
+        if (files[i] >= 0 && (i % 2 == 0 || files[i] != files[i - 1]))
+            close(files[i]);
+    free(files);
+    files = NULL;
+    nfiles = 0;
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
