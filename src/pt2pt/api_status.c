@@ -113,10 +113,11 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
             empi_progress_poll();
         }
         int failed = -1;
+        empi_status_errors_t errs = {array_of_statuses == MPI_STATUSES_IGNORE ? NULL : array_of_statuses, 0};
         for (int i = 0; *flag && i < count; i++) {
             MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
             int r = report(array_of_requests[i], st);
-            empi_status_error(st, r);
+            empi_status_errors_note(&errs, i, r);
             if (r != MPI_SUCCESS && failed < 0)
                 failed = i;
         }
@@ -139,6 +140,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
         rc = empi_err_noobj(MPI_ERR_ARG, "%s: array_of_indices is NULL", fn);
     if (rc == MPI_SUCCESS) {
         int n = 0, active = 0, failed = -1;
+        empi_status_errors_t errs = {array_of_statuses == MPI_STATUSES_IGNORE ? NULL : array_of_statuses, 0};
         for (int pass = 0; pass < 2 && n == 0; pass++) {
             for (int i = 0; i < incount; i++) {
                 if (empi_request_is_inactive(array_of_requests[i]))
@@ -149,7 +151,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
                 MPI_Status *st =
                     array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n];
                 int r = report(array_of_requests[i], st);
-                empi_status_error(st, r);
+                empi_status_errors_note(&errs, n, r);
                 if (r != MPI_SUCCESS && failed < 0)
                     failed = i;
                 array_of_indices[n++] = i;

@@ -96,29 +96,31 @@ static int check_array(const char *fn, int count, const MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-/* Retire one request of a set; the first to fail names the communicator the error goes to. */
-static void retire_one(MPI_Request *handle, MPI_Status *status, empi_comm_t **failed_on, int *failed)
+/* Retire one request of a set into status slot `index`; the first to fail names the
+   communicator the error goes to. */
+static void retire_one(MPI_Request *handle, MPI_Status *status, int index, empi_status_errors_t *errs,
+                       empi_comm_t **failed_on)
 {
     empi_comm_t *comm = empi_request_get(*handle)->comm;
     int rc = retire(handle, status);
-    empi_status_error(status, rc);
-    if (rc != MPI_SUCCESS && !(*failed)++)
+    if (rc != MPI_SUCCESS && !errs->failed)
         *failed_on = comm;
+    empi_status_errors_note(errs, index, rc);
 }
 
 /* Retire every request of a completed set; MPI_ERR_IN_STATUS if any failed. */
 static int retire_all(int count, MPI_Request reqs[], MPI_Status statuses[], empi_comm_t **failed_on)
 {
-    int failed = 0;
+    empi_status_errors_t errs = {statuses == MPI_STATUSES_IGNORE ? NULL : statuses, 0};
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (empi_request_is_inactive(reqs[i])) {
             empty_status(st);
             continue;
         }
-        retire_one(&reqs[i], st, failed_on, &failed);
+        retire_one(&reqs[i], st, i, &errs, failed_on);
     }
-    return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+    return errs.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
 /* Complete, after giving a request that drives itself (ops->poll) a chance to advance. */
@@ -271,8 +273,8 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 }
 
 /* Retire every completed request; returns how many, or MPI_UNDEFINED if none was active. */
-static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status statuses[], int *failed,
-                        empi_comm_t **failed_on)
+static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status statuses[],
+                        empi_status_errors_t *errs, empi_comm_t **failed_on)
 {
     int active = 0, n = 0;
     for (int i = 0; i < count; i++) {
@@ -285,7 +287,7 @@ static int collect_some(int count, MPI_Request reqs[], int indices[], MPI_Status
         if (!req->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        retire_one(&reqs[i], st, failed_on, failed);
+        retire_one(&reqs[i], st, n, errs, failed_on);
         indices[n++] = i;
     }
     return active ? n : MPI_UNDEFINED;
@@ -301,17 +303,18 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
         rc = empi_err_noobj(MPI_ERR_ARG, "%s: array_of_indices is NULL", fn);
     if (rc == MPI_SUCCESS) {
         empi_comm_t *failed_on = NULL;
-        int failed = 0, n = collect_some(incount, reqs, indices, statuses, &failed, &failed_on);
+        empi_status_errors_t errs = {statuses == MPI_STATUSES_IGNORE ? NULL : statuses, 0};
+        int n = collect_some(incount, reqs, indices, statuses, &errs, &failed_on);
         if (n == 0) {
             int idle = 0;
             do {
                 if (empi_progress_poll() == 0 && blocking)
                     empi_progress_idle(&idle);
-                n = collect_some(incount, reqs, indices, statuses, &failed, &failed_on);
+                n = collect_some(incount, reqs, indices, statuses, &errs, &failed_on);
             } while (n == 0 && blocking);
         }
         *outcount = n;
-        rc = empi_raise_completion(fn, failed_on, failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+        rc = empi_raise_completion(fn, failed_on, errs.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
     }
     empi_unlock();
     return rc;

@@ -26,7 +26,7 @@ int empi_raise_completion(const char *fn, empi_comm_t *comm, int rc);
 /*
  * Copy a request's status out unless the user passed MPI_STATUS_IGNORE. Its error field stays the
  * caller's: calls that complete one request return the error instead (MPI 4.1 3.2.5); the calls
- * that complete several set the field themselves (empi_status_error).
+ * that complete several set the field themselves (empi_status_errors_note).
  */
 static inline void empi_status_out(MPI_Status *dst, const MPI_Status *src)
 {
@@ -37,11 +37,23 @@ static inline void empi_status_out(MPI_Status *dst, const MPI_Status *src)
     }
 }
 
-/* The error field of one status of a multiple-completion call (Waitall, Testsome...). */
-static inline void empi_status_error(MPI_Status *dst, int error)
+/*
+ * The error fields of a multiple-completion call (Waitall, Testsome...): written if and only if
+ * the call returns MPI_ERR_IN_STATUS (MPI 4.1 3.2.5), and then in every status it fills. Statuses
+ * are noted in order; the first failure backfills MPI_SUCCESS into those before it.
+ */
+typedef struct {
+    MPI_Status *statuses; /* NULL: MPI_STATUSES_IGNORE */
+    int failed;           /* failures noted so far */
+} empi_status_errors_t;
+
+static inline void empi_status_errors_note(empi_status_errors_t *e, int index, int rc)
 {
-    if (dst != MPI_STATUS_IGNORE)
-        dst->MPI_ERROR = error;
+    if (rc != MPI_SUCCESS && !e->failed++)
+        for (int j = 0; e->statuses && j < index; j++)
+            e->statuses[j].MPI_ERROR = MPI_SUCCESS;
+    if (e->failed && e->statuses)
+        e->statuses[index].MPI_ERROR = rc;
 }
 
 #endif

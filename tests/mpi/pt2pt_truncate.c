@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
   MPI_Request sq2[2];
   CHECK_MPI(MPI_Isend(goodsrc, 4, MPI_INT, right, 3, comm, &sq2[0]));
   CHECK_MPI(MPI_Isend(sb, 16, MPI_INT, right, 4, comm, &sq2[1]));
+  sts[0].MPI_ERROR = 4242; /* written too, as MPI_SUCCESS, since the call returns MPI_ERR_IN_STATUS */
   int rc = MPI_Waitall(2, rq, sts);
   CHECK(rc == MPI_ERR_IN_STATUS, "Waitall returned %d, not MPI_ERR_IN_STATUS itself", rc);
   check_class(sts[1].MPI_ERROR, MPI_ERR_TRUNCATE, "Waitall status[1]");
@@ -91,6 +92,39 @@ int main(int argc, char **argv) {
   CHECK(st.MPI_ERROR == 4242 && st.MPI_SOURCE == MPI_PROC_NULL, "Wait (PROC_NULL) wrote MPI_ERROR %d",
         st.MPI_ERROR);
   CHECK_MPI(MPI_Wait(&sq, MPI_STATUS_IGNORE));
+
+  /* Calls completing several requests write the error fields only when they return
+     MPI_ERR_IN_STATUS (MPI 4.1 3.2.5): not after a success. */
+  for (int form = 0; form < 5; form++) {
+    MPI_Request two[2];
+    MPI_Status sts2[2];
+    CHECK_MPI(MPI_Irecv(rb, 8, MPI_BYTE, left, 20 + form, comm, &two[0]));
+    CHECK_MPI(MPI_Isend(sb, 8, MPI_BYTE, right, 20 + form, comm, &two[1]));
+    for (int done = 0; done < 2;) {
+      int flag = 0, n = 0, idx[2];
+      sts2[0].MPI_ERROR = sts2[1].MPI_ERROR = 4242;
+      if (form == 0) {
+        CHECK_MPI(MPI_Waitall(2, two, sts2));
+        n = 2;
+      } else if (form == 1) {
+        CHECK_MPI(MPI_Testall(2, two, &flag, sts2));
+        n = flag ? 2 : 0;
+      } else if (form == 2) {
+        CHECK_MPI(MPI_Waitsome(2, two, &n, idx, sts2));
+      } else if (form == 3) {
+        CHECK_MPI(MPI_Testsome(2, two, &n, idx, sts2));
+      } else {
+        CHECK_MPI(MPI_Request_get_status_all(2, two, &flag, sts2));
+        if (flag)
+          CHECK_MPI(MPI_Waitall(2, two, MPI_STATUSES_IGNORE));
+        n = flag ? 2 : 0;
+      }
+      for (int k = 0; k < n && n != MPI_UNDEFINED; k++)
+        CHECK(sts2[k].MPI_ERROR == 4242, "form %d wrote status[%d].MPI_ERROR = %d after a success", form, k,
+              sts2[k].MPI_ERROR);
+      done += n == MPI_UNDEFINED ? 2 : n;
+    }
+  }
 
   /* Sendrecv with a short receive buffer. */
   CHECK_ERR(MPI_Sendrecv(sb, 32, MPI_BYTE, right, 6, rb, 8, MPI_BYTE, left, 6, comm, &st),
