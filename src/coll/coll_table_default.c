@@ -49,5 +49,7 @@ const char empi_tune_default_text[] =
     "alltoallw             *      *        *        linear\n"
     "reduce_scatter        *      *        *        pairwise\n"
     "reduce_scatter_block  *      *        *        pairwise\n"
+    "scan                  2-8    *        *        linear\n"
     "scan                  *      *        *        recursive_doubling\n"
+    "exscan                2-8    *        *        linear\n"
     "exscan                *      *        *        recursive_doubling\n";
