@@ -56,10 +56,23 @@ for r in 0 1 2; do
     [ "$(cat "$WORK/o.$r")" = "$(printf 'out %s\nerr %s' $r $r)" ] || fail "-outfile-pattern: o.$r holds $(cat "$WORK/o.$r")"
 done
 [ ! -s "$WORK/out" ] && [ ! -s "$WORK/err" ] || fail "-outfile-pattern: output also on the terminal"
+# stderr first into the shared file: neither stream truncates the other
+run -n 1 -outfile-pattern "$WORK/s.%r" -errfile-pattern "$WORK/./s.%r" sh -c 'echo err >&2; sleep 0.2; echo out'
+[ "$(cat "$WORK/s.0")" = "$(printf 'err\nout')" ] || fail "shared output file holds $(cat "$WORK/s.0")"
 run -n 2 --output-filename "$WORK/od" sh -c 'echo "out $EMPI_RANK"; echo "err $EMPI_RANK" >&2'
 expect_status 0
 [ "$(cat "$WORK/od/1/rank.1/stdout")" = "out 1" ] && [ "$(cat "$WORK/od/1/rank.0/stderr")" = "err 0" ] ||
     fail "--output-filename: $(find "$WORK/od" -type f)"
+expect_in out '^out 1$'   # Open MPI copies to the terminal too...
+run -n 11 --output-filename "$WORK/od2:nocopy,nojobid" sh -c 'echo "out $EMPI_RANK"'
+[ "$(cat "$WORK/od2/rank.03/stdout")" = "out 3" ] || fail "--output-filename:nojobid: $(ls "$WORK/od2")"
+[ ! -s "$WORK/out" ] || fail "--output-filename:nocopy still copied"   # ...unless told not to
+run -n 1 -outfile-pattern "" "$PROG" exitcode 0 0 "$MARK"
+[ "$STATUS" -ne 0 ] || fail "an empty -outfile-pattern accepted"
+: >"$WORK/afile"
+run -n 2 -outfile-pattern "$WORK/o.%r" -errfile-pattern "$WORK/afile/x/%r" "$PROG" exitcode 0 0 "$MARK"
+[ "$STATUS" -ne 0 ] || fail "an unwritable output file accepted"
+expect_in err "cannot write rank 0's output"
 run -n 2 -outfile-pattern "$WORK/none/x/%r" "$PROG" env EMPI_RANK "$MARK"   # a directory is created
 expect_status 0
 grep -q '^rank 1 EMPI_RANK=1$' "$WORK/none/x/1" || fail "-outfile-pattern into a new directory"
@@ -73,6 +86,8 @@ for spelling in "-launcher ssh" "-bootstrap fork" "-genvlist PATH,HOME" "-envlis
     run -n 2 $spelling "$PROG" exitcode 0 0 "$MARK"
     expect_status 0
 done
+run -n 2 -launcher fork -hosts localhost,elsewhere.example "$PROG" exitcode 0 0 "$MARK"
+[ "$STATUS" -ne 0 ] || fail "-launcher fork with a remote host accepted"
 run -n 2 -launcher slurm "$PROG" exitcode 0 0 "$MARK"
 [ "$STATUS" -ne 0 ] || fail "-launcher slurm accepted"
 expect_in err 'launcher slurm is not supported'

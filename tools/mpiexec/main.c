@@ -422,6 +422,16 @@ int main(int argc, char **argv)
         options_free(&opts);
         return prc > 0 ? 0 : 1;
     }
+    /* Output files are opened (and truncated) before anything starts, so a bad name stops the
+       job at once and a rank that prints nothing leaves no stale file of an earlier run. */
+    output_files_t files = {opts.out_pattern, opts.err_pattern, 0, opts.output_copy};
+    for (int n = opts.nprocs; opts.output_padded && n > 0; n /= 10)
+        files.pad++;
+    if (output_set_files(&files, opts.nprocs) != 0) {
+        output_release();
+        options_free(&opts);
+        return 1;
+    }
     /* Before the programs are looked up: a relative program path is relative to the working
        directory, as in MPICH and Open MPI. Remote hosts get the job's from the proxy set-up. */
     if (opts.wdir && chdir(opts.wdir) != 0) {
@@ -467,14 +477,18 @@ int main(int argc, char **argv)
     for (int r = 0; r < opts.nprocs; r++)
         job.ranks[r].out_fd = job.ranks[r].err_fd = -1; /* polled before the ranks start */
     output_set_tagging(opts.tag_output);
-    if (output_set_files(opts.out_pattern, opts.err_pattern, opts.nprocs) != 0) {
-        fprintf(stderr, "mpiexec: out of memory\n");
-        return 1;
-    }
     layout_place(&opts);
     if (opts.display_map)
         display_map(&opts);
 
+    if (opts.launcher_fork && needs_remote(&opts)) {
+        fprintf(stderr, "mpiexec: -launcher fork starts ranks on this host only, but the hosts name "
+                        "another: use ssh or rsh, or drop those hosts\n");
+        layout_free();
+        options_free(&opts);
+        output_release();
+        return 1;
+    }
     int server_rc;
     if (needs_remote(&opts)) {
         int lfd = open_tcp_server(&opts, addr, sizeof addr);

@@ -43,7 +43,10 @@ typedef struct mpiexec_options {
     int tag_output;
     int print_exit_codes; /* -print-all-exitcodes */
     int display_map;      /* --display-map */
+    int launcher_fork;    /* -launcher fork: this host only */
     char *out_pattern, *err_pattern; /* -outfile-pattern, -errfile-pattern, --output-filename */
+    int output_padded;    /* --output-filename: ranks zero-padded to the digits of the job size */
+    int output_copy;      /* --output-filename without :nocopy: the terminal gets the lines too */
     char *wdir;       /* -gwdir: the ranks' working directory unless their context has a -wdir; NULL: ours */
     double timeout;   /* seconds; 0 = none */
     char **env;       /* "NAME=VALUE" strings for every rank (-genv, -x), applied in order */
@@ -65,8 +68,13 @@ typedef struct line_buffer {
 } line_buffer_t;
 
 void output_set_tagging(int on);
-/* Lines of each rank into files named by the patterns (%r: the rank; NULL: the terminal). */
-int output_set_files(const char *out_pattern, const char *err_pattern, int nranks);
+/* Lines of each rank into files named by patterns (%r: the rank, zero-padded to `pad` digits;
+   NULL: the terminal), also copied to the terminal if `copy`. Opens them all; 0 or -1. */
+typedef struct output_files {
+    const char *out_pattern, *err_pattern;
+    int pad, copy;
+} output_files_t;
+int output_set_files(const output_files_t *spec, int nranks);
 /* Read what `fd` has and write every complete line to `dest`. Returns 1 while the
  * pipe is open, 0 at EOF (the partial tail has been flushed). */
 int output_pump(int fd, line_buffer_t *lb, int rank, int dest);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define MAX_RANKS 1000000
@@ -37,7 +38,8 @@ static void usage(FILE *f)
         "                           (also -tag-output, -prepend-rank, -l)\n"
         "  -outfile-pattern P       each rank's stdout into file P, %%r replaced by the rank;\n"
         "  -errfile-pattern P       likewise stderr (the same P: one file for both);\n"
-        "  --output-filename DIR    Open MPI's layout: DIR/1/rank.N/stdout and stderr\n"
+        "  --output-filename DIR    Open MPI's layout: DIR/1/rank.N/stdout and stderr (N\n"
+        "                           zero-padded), also on the terminal; DIR:nocopy,nojobid\n"
         "  -print-all-exitcodes     at the end, every rank's exit code (or signal)\n"
         "  --display-map            before the start, which host every rank runs on\n"
         "  --timeout S              end the job after S seconds, exit 124\n"
@@ -59,7 +61,8 @@ static void usage(FILE *f)
         "  -f FILE                  host file: one host per line, 'host:N' or 'host slots=N'\n"
         "                           (also -hostfile, --hostfile, -machinefile)\n"
         "                           remote hosts are reached with ssh, or $EMPI_LAUNCHER_RSH\n"
-        "  -launcher ssh|rsh|fork   how remote hosts are reached (also -bootstrap);\n"
+        "  -launcher ssh|rsh|fork   how remote hosts are reached (also -bootstrap; fork:\n"
+        "                           no remote hosts);\n"
         "  -launcher-exec CMD       the command that does it (also -bootstrap-exec)\n"
         "  -h, --help               this text\n"
         "  --version                version\n"
@@ -235,36 +238,90 @@ static int is_any(const char *arg, const char *const *names)
 
 #define ANY(...) is_any(opt, (const char *const[]){ __VA_ARGS__, NULL })
 
-static int set_string(char **field, const char *val)
+/* A file name pattern from `text`: '%' escaped unless `raw` (then %r is the rank), absolute. */
+static char *pattern_from(const char *text, int raw, const char *tail)
 {
-    free(*field);
-    *field = strdup(val);
-    return *field ? 0 : -1;
+    char cwd[4096] = "";
+    if (text[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return NULL;
+    size_t cap = strlen(cwd) + 2 * strlen(text) + strlen(tail) + 2;
+    char *out = malloc(cap), *q = out;
+    if (!out)
+        return NULL;
+    if (cwd[0])
+        q += sprintf(q, "%s/", cwd);
+    for (const char *p = text; *p; p++) {
+        if (*p == '%' && !raw)
+            *q++ = '%';
+        *q++ = *p;
+    }
+    strcpy(q, tail);
+    return out;
 }
 
-/* Open MPI's --output-filename DIR: DIR/1/rank.N/stdout and .../stderr. */
-static int set_output_dir(mpiexec_options_t *o, const char *dir)
+static int set_pattern(char **field, const char *opt, const char *val)
 {
-    char buf[4096];
-    int n = snprintf(buf, sizeof buf, "%s/1/rank.%%r/stdout", dir);
-    if (n < 0 || (size_t)n >= sizeof buf || set_string(&o->out_pattern, buf) != 0) {
-        opt_error("--output-filename %s: name too long", dir);
+    if (!*val) {
+        opt_error("%s needs a file name", opt);
         return -1;
     }
-    snprintf(buf, sizeof buf, "%s/1/rank.%%r/stderr", dir);
-    return set_string(&o->err_pattern, buf);
+    free(*field);
+    if (!(*field = pattern_from(val, 1, ""))) {
+        opt_error("%s %s: cannot make the name absolute", opt, val);
+        return -1;
+    }
+    return 0;
+}
+
+/* Open MPI's --output-filename DIR[:nocopy,nojobid]: DIR/1/rank.N/stdout and .../stderr, N
+   zero-padded to the digits of the job size; the terminal gets the lines too unless nocopy. */
+static int set_output_dir(mpiexec_options_t *o, const char *opt, const char *val)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", val);
+    char *colon = strchr(dir, ':');
+    int nocopy = 0, nojobid = 0;
+    if (colon) {
+        *colon = '\0';
+        for (char *d = strtok(colon + 1, ","); d; d = strtok(NULL, ",")) {
+            if (!strcasecmp(d, "nocopy"))
+                nocopy = 1;
+            else if (!strcasecmp(d, "nojobid"))
+                nojobid = 1;
+            else {
+                opt_error("%s: unknown directive '%s' (nocopy, nojobid)", opt, d);
+                return -1;
+            }
+        }
+    }
+    if (!dir[0]) {
+        opt_error("%s needs a directory", opt);
+        return -1;
+    }
+    free(o->out_pattern);
+    free(o->err_pattern);
+    o->out_pattern = pattern_from(dir, 0, nojobid ? "/rank.%r/stdout" : "/1/rank.%r/stdout");
+    o->err_pattern = pattern_from(dir, 0, nojobid ? "/rank.%r/stderr" : "/1/rank.%r/stderr");
+    if (!o->out_pattern || !o->err_pattern) {
+        opt_error("%s %s: cannot make the name absolute", opt, val);
+        return -1;
+    }
+    o->output_padded = 1;
+    o->output_copy = !nocopy;
+    return 0;
 }
 
 /* MPICH's -launcher/-bootstrap: how remote proxies start. fork: this host only. */
-static int set_launcher(const char *opt, const char *val)
+static int set_launcher(mpiexec_options_t *o, const char *opt, const char *val)
 {
     if (!strcmp(val, "ssh") || !strcmp(val, "rsh")) {
-        if (!getenv("EMPI_LAUNCHER_RSH"))
-            setenv("EMPI_LAUNCHER_RSH", val, 1);
+        setenv("EMPI_LAUNCHER_RSH", val, 1);
         return 0;
     }
-    if (!strcmp(val, "fork"))
+    if (!strcmp(val, "fork")) {
+        o->launcher_fork = 1;
         return 0;
+    }
     opt_error("%s %s is not supported: remote hosts are reached with ssh or rsh (or the command in "
               "-launcher-exec); under Slurm start the ranks with srun (docs/NETWORK.md)", opt, val);
     return -1;
@@ -355,15 +412,15 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             free(o->wdir);
             o->wdir = strdup(val);
         } else if (ANY("-launcher", "-bootstrap")) {
-            rc = set_launcher(opt, val);
+            rc = set_launcher(o, opt, val);
         } else if (ANY("-launcher-exec", "-bootstrap-exec")) {
             setenv("EMPI_LAUNCHER_RSH", val, 1);
         } else if (ANY("-outfile-pattern")) {
-            rc = set_string(&o->out_pattern, val);
+            rc = set_pattern(&o->out_pattern, opt, val);
         } else if (ANY("-errfile-pattern")) {
-            rc = set_string(&o->err_pattern, val);
+            rc = set_pattern(&o->err_pattern, opt, val);
         } else if (ANY("--output-filename", "-output-filename")) {
-            rc = set_output_dir(o, val);
+            rc = set_output_dir(o, opt, val);
         } else if (ANY("-print-all-exitcodes", "--print-all-exitcodes")) {
             o->print_exit_codes = 1;
         } else if (ANY("--display-map", "-display-map")) {

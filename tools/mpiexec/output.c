@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,85 +23,6 @@ static size_t scratch_cap;
 void output_set_tagging(int on)
 {
     tagging = on;
-}
-
-/* Per-rank output files (-outfile-pattern, -errfile-pattern, --output-filename): the pattern of
-   stdout and stderr, and each rank's descriptors, opened at its first line (-1: not yet). */
-static const char *patterns[2];
-static int *files;
-static int nfiles;
-
-int output_set_files(const char *out_pattern, const char *err_pattern, int nranks)
-{
-    patterns[0] = out_pattern;
-    patterns[1] = err_pattern;
-    if (!out_pattern && !err_pattern)
-        return 0;
-    files = malloc(sizeof *files * 2 * (size_t)nranks);
-    if (!files)
-        return -1;
-    nfiles = 2 * nranks;
-    for (int i = 0; i < nfiles; i++)
-        files[i] = -1;
-    return 0;
-}
-
-/* `pattern` with %r replaced by the rank (%% by %); -1 when the result does not fit. */
-static int expand(const char *pattern, int rank, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = pattern; *p; p++) {
-        int w = *p != '%' ? snprintf(buf + n, cap - n, "%c", *p)
-                : p[1] == 'r' ? snprintf(buf + n, cap - n, "%d", rank)
-                              : snprintf(buf + n, cap - n, "%%");
-        if (*p == '%' && (p[1] == 'r' || p[1] == '%'))
-            p++;
-        if (w < 0 || (size_t)w >= cap - n)
-            return -1;
-        n += (size_t)w;
-    }
-    return 0;
-}
-
-/* Create the directories leading to `path` (Open MPI's layout puts each rank in its own). */
-static void make_parents(char *path)
-{
-    for (char *q = path + 1; *q; q++)
-        if (*q == '/') {
-            *q = '\0';
-            mkdir(path, 0777);
-            *q = '/';
-        }
-}
-
-/* Where the `dest` (1 stdout, 2 stderr) lines of `rank` go. */
-static int target(int rank, int dest)
-{
-    int k = dest == 2;
-    if (!patterns[k] || rank < 0 || 2 * rank + k >= nfiles)
-        return dest;
-    int *fd = &files[2 * rank + k];
-    if (*fd >= 0)
-        return *fd;
-    char path[4096];
-    if (expand(patterns[k], rank, path, sizeof path) != 0) {
-        fprintf(stderr, "mpiexec: output file name from '%s' is too long\n", patterns[k]);
-        patterns[k] = NULL;
-        return dest;
-    }
-    /* Both streams of a rank into one file share its descriptor. */
-    char other[4096];
-    if (k == 1 && patterns[0] && files[2 * rank] >= 0 && expand(patterns[0], rank, other, sizeof other) == 0 &&
-        !strcmp(other, path))
-        return *fd = files[2 * rank];
-    make_parents(path);
-    *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (*fd < 0) {
-        fprintf(stderr, "mpiexec: cannot write rank %d's output to %s: %s\n", rank, path, strerror(errno));
-        patterns[k] = NULL;
-        return dest;
-    }
-    return *fd;
 }
 
 static void write_all(int fd, const char *p, size_t len)
@@ -131,10 +53,118 @@ static int reserve(char **buf, size_t *cap, size_t need)
     return 0;
 }
 
+/* Per-rank output files (-outfile-pattern, -errfile-pattern, --output-filename): descriptors of
+   every rank's stdout and stderr (-1: the terminal), all opened before the ranks start. */
+static int *files;
+static int nfiles;
+static int copy_to_terminal;
+
+/* `pattern` with %r replaced by the rank (zero-padded to `pad` digits) and %% by %; a '%' before
+   anything else stays. -1 when the result does not fit. */
+static int expand(const char *pattern, int rank, int pad, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *p = pattern; *p; p++) {
+        int w;
+        if (p[0] == '%' && p[1] == 'r') {
+            w = snprintf(buf + n, cap - n, "%0*d", pad, rank);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            w = snprintf(buf + n, cap - n, "%%");
+            p++;
+        } else {
+            w = snprintf(buf + n, cap - n, "%c", *p);
+        }
+        if (w < 0 || (size_t)w >= cap - n)
+            return -1;
+        n += (size_t)w;
+    }
+    return 0;
+}
+
+/* Create the directories leading to `path` (Open MPI's layout puts each rank in its own). */
+static void make_parents(char *path)
+{
+    for (char *q = path + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            mkdir(path, 0777);
+            *q = '/';
+        }
+}
+
+static int open_rank_file(const char *pattern, int rank, int pad)
+{
+    char path[4096];
+    if (expand(pattern, rank, pad, path, sizeof path) != 0 || !path[0]) {
+        fprintf(stderr, "mpiexec: no usable output file name from '%s'\n", pattern);
+        return -1;
+    }
+    make_parents(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        fprintf(stderr, "mpiexec: cannot write rank %d's output to %s: %s\n", rank, path, strerror(errno));
+    return fd;
+}
+
+/* One file for both streams (the same path, however spelled) shares one descriptor and offset. */
+static int same_file(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int output_set_files(const output_files_t *spec, int nranks)
+{
+    copy_to_terminal = spec->copy;
+    if (!spec->out_pattern && !spec->err_pattern)
+        return 0;
+    /* Two descriptors per rank besides its pipes: let mpiexec have all it may. */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+        lim.rlim_cur = lim.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &lim);
+    }
+    files = malloc(sizeof *files * 2 * (size_t)nranks);
+    if (!files)
+        return -1;
+    nfiles = 2 * nranks;
+    for (int i = 0; i < nfiles; i++)
+        files[i] = -1;
+    const char *patterns[2] = {spec->out_pattern, spec->err_pattern};
+    for (int r = 0; r < nranks; r++)
+        for (int k = 0; k < 2; k++) {
+            if (!patterns[k])
+                continue;
+            int fd = open_rank_file(patterns[k], r, spec->pad);
+            if (fd < 0)
+                return -1;
+            if (k == 1 && files[2 * r] >= 0 && same_file(files[2 * r], fd)) {
+                close(fd);
+                fd = files[2 * r];
+            }
+            files[2 * r + k] = fd;
+        }
+    return 0;
+}
+
+/* The file the `dest` (1 stdout, 2 stderr) lines of `rank` go to, or -1 for the terminal. */
+static int rank_file(int rank, int dest)
+{
+    int i = 2 * rank + (dest == 2);
+    return rank >= 0 && i < nfiles ? files[i] : -1;
+}
+
 /* Write `len` bytes that end at a line boundary (or are a flushed tail). */
 static void emit(const char *p, size_t len, int rank, int dest, int add_newline)
 {
-    dest = target(rank, dest);
+    int file = rank_file(rank, dest);
+    if (file >= 0) {
+        write_all(file, p, len); /* the rank's bytes as they came */
+        if (!copy_to_terminal)
+            return;
+    }
     if (!tagging && !add_newline) {
         write_all(dest, p, len);
         return;

@@ -5,6 +5,15 @@
  */
 #include "coll/coll_algs.h"
 
+/* Block i of the input: from the copy set aside (its first `saved` elements) when it lies there. */
+static const char *block_of(int i, const char *in, const char *copy, MPI_Count saved, const MPI_Count *disp,
+                            const empi_coll_args_t *a)
+{
+    if (copy && disp[i] + a->rcounts[i] <= saved)
+        return empi_coll_off(copy, disp[i], a->rdt);
+    return empi_coll_off(in, disp[i], a->rdt);
+}
+
 EMPI_ALG(empi_reduce_scatter_pairwise)
 {
     int p = s->comm->size, rank = s->comm->rank;
@@ -39,9 +48,9 @@ EMPI_ALG(empi_reduce_scatter_pairwise)
             copy = c;
         }
     }
-#define BLOCK(i) (copy && disp[i] + a->rcounts[i] <= saved ? empi_coll_off(copy, disp[i], dt) : empi_coll_off(in, disp[i], dt))
-    if (BLOCK(rank) != a->rbuf) {
-        EMPI_TRY(empi_sched_copy(s, BLOCK(rank), mine, dt, a->rbuf, mine, dt));
+    const char *own = block_of(rank, in, copy, saved, disp, a);
+    if (mine > 0 && own != a->rbuf) {
+        EMPI_TRY(empi_sched_copy(s, own, mine, dt, a->rbuf, mine, dt));
         EMPI_TRY(empi_sched_fence(s));
     }
     char *tmp = empi_sched_tmp_dt(s, mine, dt);
@@ -50,10 +59,9 @@ EMPI_ALG(empi_reduce_scatter_pairwise)
     for (int k = 1; k < p; k++) {
         int dst = (rank + k) % p, src = (rank - k + p) % p;
         EMPI_TRY(empi_sched_recv(s, tmp, mine, dt, src));
-        EMPI_TRY(empi_sched_send(s, BLOCK(dst), a->rcounts[dst], dt, dst));
+        EMPI_TRY(empi_sched_send(s, block_of(dst, in, copy, saved, disp, a), a->rcounts[dst], dt, dst));
         EMPI_TRY(empi_sched_fence(s));
         EMPI_TRY(empi_sched_reduce(s, tmp, a->rbuf, mine, dt, a->op));
     }
-#undef BLOCK
     return empi_sched_fence(s);
 }

@@ -148,10 +148,13 @@ static void release_all(void)
 }
 
 /* A rank waiting in a bootstrap fence keeps polling: utility providers (ofi_rxd) retransmit and
-   acknowledge only inside fi_cq_read, and a peer may still wait for a packet of ours that was lost. */
+   acknowledge only inside fi_cq_read, and a peer may still wait for a packet of ours that was lost.
+   Packets for the layer above wait (depth > 0): in the closing fence it is already gone. */
 static void fence_hook(void)
 {
+    O.depth++;
     empi_ofi_poll();
+    O.depth--;
 }
 
 static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
@@ -165,7 +168,6 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     O.tx_credits = malloc((size_t)O.size * sizeof *O.tx_credits);
     O.owed = calloc((size_t)O.size, sizeof *O.owed);
     O.unflushed = calloc((size_t)O.size, 1);
-    O.quiet_inject = empi_tunables.ofi_quiet_inject;
     int ok = O.addr && O.tx_credits && O.owed && O.unflushed;
     for (int r = 0; ok && r < O.size; r++)
         O.tx_credits[r] = O.window;
@@ -176,6 +178,7 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         empi_transport_ofi.max_packet = empi_tunables.ofi_max_packet;
         O.wire_max = (sizeof(ofi_hdr_t) + empi_transport_ofi.max_packet + OFI_ALIGN - 1) & ~(size_t)(OFI_ALIGN - 1);
         O.inject_limit = O.info->tx_attr->inject_size < 512 ? O.info->tx_attr->inject_size : 512;
+        O.quiet_inject = empi_ofi_quiet_inject_wanted(O.info->fabric_attr->prov_name);
         empi_transport_ofi.has_get = (O.info->caps & FI_RMA) && (O.info->caps & FI_READ);
         O.can_write = (O.info->caps & FI_RMA) && (O.info->caps & FI_WRITE) && empi_tunables.ofi_rma_write;
         O.can_atomic = (O.info->caps & FI_ATOMIC) && empi_ofi_atomic_wanted(O.info->fabric_attr->prov_name);
@@ -256,7 +259,8 @@ static size_t ofi_pending(void)
         O.drain_deadline = now + OFI_DRAIN_NS;
     if (now >= O.drain_deadline)
         return 0;
-    return O.inflight + (O.ctrl_head != NULL) + (size_t)empi_ofi_flush_quiet();
+    size_t unflushed = (size_t)empi_ofi_flush_quiet(); /* posts flushes: count inflight after */
+    return unflushed + O.inflight + (O.ctrl_head != NULL);
 }
 
 /*
@@ -270,7 +274,8 @@ static void closing_handshake(void)
     for (int round = 0; round < 100; round++) {
         char key[32];
         snprintf(key, sizeof key, "ofi-done-%d", round);
-        unsigned char done = O.inflight == 0 && !O.ctrl_head && !empi_ofi_flush_quiet();
+        int unflushed = empi_ofi_flush_quiet(); /* posts flushes: read inflight after */
+        unsigned char done = !unflushed && O.inflight == 0 && !O.ctrl_head;
         if (empi_boot_put(key, &done, 1) != 0 || empi_boot_fence() != 0)
             return;
         int everyone = 1;

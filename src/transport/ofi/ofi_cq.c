@@ -75,41 +75,42 @@ static void tx_put(void *ctx)
     O.tx_big_free = tx;
 }
 
+/* A send completion (or error) whose send we counted: a quiet inject has no context, and some
+   providers (tcp) still report its failure. */
+static void send_done(void *ctx)
+{
+    if (!ctx && O.quiet_inject)
+        return;
+    O.inflight--;
+    tx_put(ctx);
+}
+
+/* A post the provider refused: EMPI_AGAIN when it is only busy, else warned about. */
+static int refused(const char *call, ssize_t rc)
+{
+    if (rc == -FI_EAGAIN)
+        return EMPI_AGAIN;
+    empi_ofi_warn(call, (int)rc);
+    return EMPI_ERROR;
+}
+
 /*
  * A small packet by fi_inject: no context, no completion. fi_sendmsg with FI_INJECT|FI_COMPLETION
  * costs ofi_rxm an eager buffer, a copy and two completions per packet, since only its inject calls
  * take the inject path of the provider below (docs/OFI.md). What pending() cannot count then, a
- * flush packet with a completion covers: sends to a peer complete in order.
+ * flush packet with a completion covers, on providers whose sends to a peer complete in order
+ * (empi_ofi_quiet_inject_wanted).
  */
 static int post_quiet(int peer, const void *wire, size_t len)
 {
     ssize_t rc = fi_inject(O.ep, wire, len, O.addr[peer]);
-    if (rc) {
-        if (rc != -FI_EAGAIN)
-            empi_ofi_warn("fi_inject", (int)rc);
-        return rc == -FI_EAGAIN ? EMPI_AGAIN : EMPI_ERROR;
-    }
+    if (rc)
+        return refused("fi_inject", rc);
     if (!O.unflushed[peer]) {
         O.unflushed[peer] = 1;
         O.nunflushed++;
     }
     return EMPI_OK;
-}
-
-int empi_ofi_flush_quiet(void)
-{
-    for (int peer = 0; peer < O.size && O.nunflushed; peer++) {
-        if (!O.unflushed[peer])
-            continue;
-        ofi_hdr_t flush = {.src = (uint32_t)O.me, .kind = OFI_PKT_CREDIT, .credits = empi_ofi_take_owed(peer)};
-        if (empi_ofi_post_send(peer, &flush, sizeof flush, 0) != EMPI_OK) {
-            O.owed[peer] += flush.credits;
-            break;
-        }
-        O.unflushed[peer] = 0;
-        O.nunflushed--;
-    }
-    return O.nunflushed;
 }
 
 /* Post one wire packet. Injected packets are copied by the provider at once; others are copied
@@ -134,21 +135,39 @@ int empi_ofi_post_send(int peer, const void *wire, size_t len, int inject)
     ssize_t rc = fi_sendmsg(O.ep, &msg, FI_COMPLETION | (inject ? FI_INJECT : 0));
     if (rc) {
         tx_put(ctx);
-        if (rc != -FI_EAGAIN)
-            empi_ofi_warn("fi_sendmsg", (int)rc);
-        return rc == -FI_EAGAIN ? EMPI_AGAIN : EMPI_ERROR;
+        return refused("fi_sendmsg", rc);
     }
     O.inflight++;
     return EMPI_OK;
 }
 
-static int ctrl_try(int peer, void *pkt, size_t len)
+/* Post a control packet carrying the credits we owe `peer`; they stay owed if it fails. */
+static int post_with_credits(int peer, void *pkt, size_t len, int inject)
 {
     ((ofi_hdr_t *)pkt)->credits = empi_ofi_take_owed(peer);
-    int rc = empi_ofi_post_send(peer, pkt, len, len <= O.inject_limit);
+    int rc = empi_ofi_post_send(peer, pkt, len, inject);
     if (rc != EMPI_OK)
         O.owed[peer] += ((ofi_hdr_t *)pkt)->credits;
     return rc;
+}
+
+static int ctrl_try(int peer, void *pkt, size_t len)
+{
+    return post_with_credits(peer, pkt, len, len <= O.inject_limit);
+}
+
+int empi_ofi_flush_quiet(void)
+{
+    for (int peer = 0; peer < O.size && O.nunflushed; peer++) {
+        if (!O.unflushed[peer])
+            continue;
+        ofi_hdr_t flush = {.src = (uint32_t)O.me, .kind = OFI_PKT_CREDIT};
+        if (post_with_credits(peer, &flush, sizeof flush, 0) != EMPI_OK)
+            break;
+        O.unflushed[peer] = 0;
+        O.nunflushed--;
+    }
+    return O.nunflushed;
 }
 
 int empi_ofi_send_ctrl(int peer, void *pkt, size_t len)
@@ -311,10 +330,8 @@ static int handle_error_entry(void)
     }
     if (err.err == FI_ECANCELED)
         return 0;
-    if (err.flags & FI_SEND) {
-        O.inflight--;
-        tx_put(err.op_context);
-    }
+    if (err.flags & FI_SEND)
+        send_done(err.op_context);
     if (O.up)
         fprintf(stderr, "EtherMPI: rank %d: libfabric completion error: %s (%s)\n", O.me,
                 fi_strerror(err.err),
@@ -341,8 +358,7 @@ static int handle_entry(const struct fi_cq_data_entry *e)
         if (empi_ofi_is_read_ctx(e->op_context)) {
             empi_ofi_on_read_done(e->op_context, 0);
         } else {
-            O.inflight--;
-            tx_put(e->op_context);
+            send_done(e->op_context);
         }
     }
     return n;

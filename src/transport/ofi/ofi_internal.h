@@ -156,6 +156,7 @@ extern ofi_state_t O;
 /* ofi_provider.c */
 /* EMPI_OFI_RMA_ATOMIC for this provider string (NULL: any). */
 int empi_ofi_atomic_wanted(const char *provider);
+int empi_ofi_quiet_inject_wanted(const char *provider); /* EMPI_OFI_QUIET_INJECT, resolved */
 struct fi_info *empi_ofi_getinfo(const char *provider, int quiet);
 const char *empi_ofi_prov_core(const struct fi_info *fi, char *buf, size_t len);
 

@@ -98,6 +98,30 @@ int empi_ofi_atomic_wanted(const char *provider)
     return !provider || !strstr(provider, "ofi_rxd");
 }
 
+/*
+ * EMPI_OFI_QUIET_INJECT for the provider in use. The finalize flush relies on sends to a peer
+ * completing in order, which libfabric does not promise (FI_ORDER_SAS orders delivery, not local
+ * completions) but these providers do: tcp and rxm write one socket or queue pair per peer in
+ * order, rxd completes a send once its cumulative acknowledgement covers it.
+ */
+int empi_ofi_quiet_inject_wanted(const char *provider)
+{
+    int on = empi_tunable_switch(empi_tunables.ofi_quiet_inject);
+    if (on >= 0)
+        return on;
+    static const char *const ordered[] = {"tcp", "udp", "verbs", "ofi_rxm", "ofi_rxd"};
+    char core[64];
+    snprintf(core, sizeof core, "%s", provider);
+    for (char *tok = strtok(core, ";"); tok; tok = strtok(NULL, ";")) {
+        int known = 0;
+        for (size_t i = 0; i < sizeof ordered / sizeof *ordered; i++)
+            known |= !strcmp(tok, ordered[i]);
+        if (!known)
+            return 0;
+    }
+    return 1;
+}
+
 /* fi_getinfo for `provider` with the richest capability set it grants. */
 static struct fi_info *query(const char *provider, int quiet)
 {
