@@ -8,8 +8,6 @@
  */
 #include "coll/shm/coll_shm.h"
 
-int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
-
 EMPI_ALG(empi_allreduce_shm)
 {
     empi_shm_op_t o;

@@ -13,8 +13,6 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
-
 /* Slices start on cache-line boundaries where the element size allows. */
 static void slice_of(const empi_shm_op_t *o, int r, size_t *off, size_t *len)
 {

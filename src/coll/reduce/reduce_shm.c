@@ -76,9 +76,6 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     return 1;
 }
 
-/* Shared set-up of reduce and allreduce; 0 when shared memory does not apply. */
-int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
-
 int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
 {
     struct empi_coll_shm *m;

@@ -20,6 +20,13 @@ EMPI_ALG(empi_reduce_scatter_reduce_scatterv)
         return MPI_ERR_NO_MEM;
     EMPI_TRY(empi_build_reduce_binomial(s, in, res, total, dt, a->op, 0));
     EMPI_TRY(empi_sched_fence(s));
+    return empi_reduce_scatter_from_root(s, a, res);
+}
+
+int empi_reduce_scatter_from_root(empi_sched_t *s, const empi_coll_args_t *a, const char *res)
+{
+    int p = s->comm->size, rank = s->comm->rank;
+    empi_datatype_t *dt = a->rdt;
     if (rank == 0) {
         MPI_Count off = 0;
         for (int i = 0; i < p; i++) {
