@@ -48,7 +48,7 @@ const char empi_tune_default_text[] =
     "alltoallv             *      *        *        linear\n"
     "alltoallw             *      *        *        linear\n"
     "reduce_scatter        3-64   2-       *        shm\n"
-    "reduce_scatter        2      2        0-256    shm\n"
+    "reduce_scatter        2      2        0-512    shm\n"
     "reduce_scatter        *      *        *        pairwise\n"
     "reduce_scatter_block  3-64   2-       0-8k     shm\n"
     "reduce_scatter_block  2      2        0-256    shm\n"
