@@ -246,6 +246,15 @@ static inline char *empi_coll_off(const void *buf, MPI_Count elems, const empi_d
     return (char *)buf + elems * dt->extent;
 }
 
+/* counts[0] + ... + counts[n - 1] */
+static inline MPI_Count empi_coll_sum(const MPI_Count *counts, int n)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < n; i++)
+        total += counts[i];
+    return total;
+}
+
 /* Shared-memory support (shm/coll_shm.c). NULL if not single-node or setup failed. */
 struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm);
 void empi_coll_shm_free(struct empi_coll_shm *shm);

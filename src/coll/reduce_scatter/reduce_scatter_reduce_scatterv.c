@@ -9,9 +9,7 @@ EMPI_ALG(empi_reduce_scatter_reduce_scatterv)
 {
     int p = s->comm->size, rank = s->comm->rank;
     empi_datatype_t *dt = a->rdt;
-    MPI_Count total = 0;
-    for (int i = 0; i < p; i++)
-        total += a->rcounts[i];
+    MPI_Count total = empi_coll_sum(a->rcounts, p);
     if (total == 0)
         return MPI_SUCCESS;
     const void *in = a->in_place ? a->rbuf : a->sbuf;

@@ -12,9 +12,7 @@ EMPI_ALG(empi_reduce_scatter_shm)
 {
     int p = s->comm->size, rank = s->comm->rank;
     empi_datatype_t *dt = a->rdt;
-    MPI_Count total = 0;
-    for (int i = 0; i < p; i++)
-        total += a->rcounts[i];
+    MPI_Count total = empi_coll_sum(a->rcounts, p);
     if (total == 0)
         return MPI_SUCCESS;
     int small = (size_t)total * (size_t)dt->size <= EMPI_SHM_SMALL_REDUCE;
@@ -33,10 +31,7 @@ EMPI_ALG(empi_reduce_scatter_shm)
     EMPI_TRY(empi_shm_build(s, &o));
     if (!small)
         return empi_reduce_scatter_from_root(s, a, res);
-    MPI_Count before = 0;
-    for (int i = 0; i < rank; i++)
-        before += a->rcounts[i];
     MPI_Count mine = a->rcounts[rank];
-    EMPI_TRY(empi_sched_copy(s, empi_coll_off(res, before, dt), mine, dt, a->rbuf, mine, dt));
+    EMPI_TRY(empi_sched_copy(s, empi_coll_off(res, empi_coll_sum(a->rcounts, rank), dt), mine, dt, a->rbuf, mine, dt));
     return empi_sched_fence(s);
 }
