@@ -91,6 +91,8 @@ typedef struct empi_sop {
 
 #define EMPI_SCHED_INLINE_OPS 8
 
+#define EMPI_SCHED_TMP_INLINE 256
+
 typedef struct empi_sched {
     empi_sop_t *ops;
     int n, cap;
@@ -106,6 +108,7 @@ typedef struct empi_sched {
     empi_request_t *req;              /* the user's request (nonblocking/persistent) */
     void **tmp;                       /* buffers freed with the schedule */
     int ntmp, tmpcap;
+    size_t tmp_inline_used;           /* bytes of tmp_inline handed out */
     void (*cleanup)(struct empi_sched *s);  /* algorithm state release, optional */
     void *state;
     void (*restart)(struct empi_sched *s);  /* persistent: reset algorithm state at start */
@@ -117,6 +120,8 @@ typedef struct empi_sched {
     empi_sop_t inline_ops[EMPI_SCHED_INLINE_OPS];
     /* room for one small algorithm state (shared-memory operations) without an allocation */
     _Alignas(16) char state_inline[160];
+    /* the first small scratch buffers, without a malloc each (schedules never move once built) */
+    _Alignas(16) char tmp_inline[EMPI_SCHED_TMP_INLINE];
 } empi_sched_t;
 
 empi_sched_t *empi_sched_new(empi_comm_t *comm);

@@ -172,6 +172,12 @@ int empi_sched_fence(empi_sched_t *s)
 
 void *empi_sched_tmp(empi_sched_t *s, size_t bytes)
 {
+    size_t rounded = bytes ? (bytes + 15) & ~(size_t)15 : 16;
+    if (bytes <= EMPI_SCHED_TMP_INLINE && rounded <= EMPI_SCHED_TMP_INLINE - s->tmp_inline_used) {
+        void *p = s->tmp_inline + s->tmp_inline_used;
+        s->tmp_inline_used += rounded;
+        return p;
+    }
     if (s->ntmp == s->tmpcap) {
         int cap = s->tmpcap ? s->tmpcap * 2 : 4;
         void **t = realloc(s->tmp, (size_t)cap * sizeof *t);
