@@ -354,6 +354,7 @@ static void list_add(empi_sched_t *s)
     if (s->active)
         return;
     s->active = 1;
+    empi_g.active_colls++;
     s->prev = NULL;
     s->next = active_head;
     if (active_head)
@@ -366,6 +367,7 @@ static void list_remove(empi_sched_t *s)
     if (!s->active)
         return;
     s->active = 0;
+    empi_g.active_colls--;
     if (s->prev)
         s->prev->next = s->next;
     else

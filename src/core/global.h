@@ -17,6 +17,7 @@ typedef struct empi_global {
     pthread_t main_thread;
     empi_boot_info_t boot;
     int oversubscribed;          /* more ranks on this host than cores we may run on */
+    int active_colls;            /* nonblocking collective schedules in progress */
     char processor_name[MPI_MAX_PROCESSOR_NAME];
 } empi_global_t;
 

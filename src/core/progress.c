@@ -89,7 +89,10 @@ static int sleep_on_transports(void)
 void empi_progress_idle(int *idle_passes)
 {
     int passes = ++*idle_passes;
-    int should_yield = yield_mode == 2 ? passes > empi_tunables.spin_count / 16
+    /* A collective needs every rank to run, so while one is in progress an oversubscribed rank
+       gives its core away at once, as blocking collectives do (empi_sched_run); independent
+       point-to-point pairs are better off spinning a little while their partner runs. */
+    int should_yield = yield_mode == 2 ? passes > (empi_g.active_colls ? 0 : empi_tunables.spin_count / 16)
                                        : (yield_mode == 1 && passes > empi_tunables.spin_count * 64);
     if (empi_g.thread_multiple) {
         pthread_mutex_unlock(&empi_big_lock);
