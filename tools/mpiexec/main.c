@@ -422,16 +422,6 @@ int main(int argc, char **argv)
         options_free(&opts);
         return prc > 0 ? 0 : 1;
     }
-    /* Output files are opened (and truncated) before anything starts, so a bad name stops the
-       job at once and a rank that prints nothing leaves no stale file of an earlier run. */
-    output_files_t files = {opts.out_pattern, opts.err_pattern, 0, opts.output_copy};
-    for (int n = opts.nprocs; opts.output_padded && n > 0; n /= 10)
-        files.pad++;
-    if (output_set_files(&files, opts.nprocs) != 0) {
-        output_release();
-        options_free(&opts);
-        return 1;
-    }
     /* Before the programs are looked up: a relative program path is relative to the working
        directory, as in MPICH and Open MPI. Remote hosts get the job's from the proxy set-up. */
     if (opts.wdir && chdir(opts.wdir) != 0) {
@@ -484,6 +474,18 @@ int main(int argc, char **argv)
     if (opts.launcher_fork && needs_remote(&opts)) {
         fprintf(stderr, "mpiexec: -launcher fork starts ranks on this host only, but the hosts name "
                         "another: use ssh or rsh, or drop those hosts\n");
+        layout_free();
+        options_free(&opts);
+        return 1;
+    }
+    /* Output files are opened (and truncated) once the job is known to be startable, before any
+       rank starts: a bad name stops the job at once, a rank that prints nothing leaves no stale
+       file of an earlier run, and a command that fails earlier touches no file. (Their names were
+       made absolute at parsing, so -gwdir does not move them.) */
+    output_files_t files = {opts.out_pattern, opts.err_pattern, 0, opts.output_copy};
+    for (int n = opts.nprocs; opts.output_padded && n > 0; n /= 10)
+        files.pad++;
+    if (output_set_files(&files, opts.nprocs) != 0) {
         layout_free();
         options_free(&opts);
         output_release();
