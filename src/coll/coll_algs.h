@@ -51,6 +51,16 @@ EMPI_ALG(empi_scan_recursive_doubling);
 EMPI_ALG(empi_scan_linear);
 EMPI_ALG(empi_exscan_recursive_doubling);
 EMPI_ALG(empi_exscan_linear);
+int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc);
+int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc);
+
+/* Blocking chains (scan, exscan) on at most this many contiguous bytes run without a schedule,
+   their partial result in a stack buffer. */
+#define EMPI_COLL_FAST_CHAIN_BYTES 256
+static inline int empi_coll_fast_chain_fits(MPI_Count n, const empi_datatype_t *dt)
+{
+    return dt->is_contig && n * dt->size <= EMPI_COLL_FAST_CHAIN_BYTES;
+}
 
 EMPI_ALG(empi_allreduce_hier);
 EMPI_ALG(empi_reduce_hier);

@@ -111,10 +111,12 @@ static const empi_coll_alg_t registry[] = {
 
     {EMPI_COLL_SCAN, "recursive_doubling", 0, empi_scan_recursive_doubling,
      "log2 p exchanges, partial results kept in rank order"},
-    {EMPI_COLL_SCAN, "linear", 0, empi_scan_linear, "chain: receive prefix from rank-1, send to rank+1"},
+    {EMPI_COLL_SCAN, "linear", 0, empi_scan_linear, "chain: receive prefix from rank-1, send to rank+1",
+     empi_scan_linear_fast},
     {EMPI_COLL_EXSCAN, "recursive_doubling", 0, empi_exscan_recursive_doubling,
      "log2 p exchanges, partial results kept in rank order"},
-    {EMPI_COLL_EXSCAN, "linear", 0, empi_exscan_linear, "chain: receive prefix from rank-1, send to rank+1"},
+    {EMPI_COLL_EXSCAN, "linear", 0, empi_exscan_linear, "chain: receive prefix from rank-1, send to rank+1",
+     empi_exscan_linear_fast},
 };
 
 #define NREG ((int)(sizeof registry / sizeof registry[0]))

@@ -15,6 +15,7 @@ typedef struct empi_unexpected {
     uint32_t magic;          /* EMPI_MAGIC_MESSAGE once handed out by MPI_Mprobe */
     uint8_t type;            /* EMPI_PKT_EAGER, EMPI_PKT_EAGER_SYNC or EMPI_PKT_RTS */
     uint8_t rts_flags;
+    uint8_t pooled;          /* record and payload came from the small-message pool (recv.c) */
     uint32_t ctx;
     int src, tag, world_src;
     uint64_t bytes;

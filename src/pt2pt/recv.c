@@ -13,6 +13,16 @@
 
 #define EMPI_GET_BOUNCE 262144 /* single-copy reads into a noncontiguous buffer go through this */
 
+/* Small unexpected payloads live inside pooled records. A sender running ahead of its receiver (a
+   chain of exscans, a stream of small sends) queues many, then the receiver frees them all, which
+   overflows malloc's small per-thread cache and costs as much as the message itself. */
+#define EMPI_UNEXPECTED_INLINE 48
+typedef struct {
+    empi_unexpected_t msg;
+    char payload[EMPI_UNEXPECTED_INLINE];
+} pooled_unexpected_t;
+static empi_pool_t unexpected_pool = EMPI_POOL_INITIALIZER(pooled_unexpected_t, "unexpected message");
+
 static uint64_t capacity_of(const empi_request_t *req)
 {
     return (uint64_t)(req->count * req->dt->size);
@@ -120,6 +130,10 @@ static void recv_eager(empi_request_t *req, const void *data, uint64_t bytes)
 
 void empi_unexpected_free(empi_unexpected_t *msg)
 {
+    if (msg->pooled) {
+        empi_pool_free(&unexpected_pool, msg);
+        return;
+    }
     msg->magic = EMPI_MAGIC_FREED;
     free(msg);
 }
@@ -164,10 +178,15 @@ static void store_unexpected(int world_src, const empi_hdr_match_t *m, const voi
     size_t hdr_len = m->type == EMPI_PKT_EAGER ? sizeof(empi_hdr_match_t)
                      : m->type == EMPI_PKT_EAGER_SYNC ? sizeof(empi_hdr_eager_sync_t) : len;
     size_t payload = len - hdr_len;
-    empi_unexpected_t *msg = malloc(sizeof *msg + payload);
-    if (!msg)
-        abort();
-    memset(msg, 0, sizeof *msg);
+    empi_unexpected_t *msg;
+    if (payload <= EMPI_UNEXPECTED_INLINE && (msg = empi_pool_alloc(&unexpected_pool))) {
+        msg->pooled = 1;
+    } else {
+        msg = malloc(sizeof *msg + payload);
+        if (!msg)
+            abort();
+        memset(msg, 0, sizeof *msg);
+    }
     msg->type = m->type;
     msg->ctx = m->ctx;
     msg->src = m->src;

@@ -2,8 +2,41 @@
  * Exscan, linear chain: rank r receives the prefix of ranks 0..r-1 from r-1 (its result), adds
  * its own data on the right and passes that on to r+1. Any op.
  * Cost: (p-1) (alpha + n beta + n gamma) end to end.
+ * Blocking calls on a few contiguous bytes skip the schedule, as scan's chain does.
  */
 #include "coll/coll_algs.h"
+
+int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc)
+{
+    empi_comm_t *c = a->comm;
+    MPI_Count n = a->rcount;
+    empi_datatype_t *dt = a->rdt;
+    if (!empi_coll_fast_chain_fits(n, dt))
+        return 0;
+    int tag = empi_coll_next_tag(c);
+    *rc = MPI_SUCCESS;
+    if (n == 0 || c->size == 1)
+        return 1;
+    const void *in = a->in_place ? a->rbuf : a->sbuf;
+    if (c->rank == 0) {
+        *rc = empi_send(in, n, dt, 1, tag, c, EMPI_COLL_CONTEXT(c));
+        return 1;
+    }
+    _Alignas(16) char prefix[EMPI_COLL_FAST_CHAIN_BYTES];
+    char *tmp = prefix - dt->true_lb;
+    *rc = empi_recv(tmp, n, dt, c->rank - 1, tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
+    if (*rc == MPI_SUCCESS && c->rank < c->size - 1) {
+        _Alignas(16) char next[EMPI_COLL_FAST_CHAIN_BYTES];
+        char *mine = next - dt->true_lb;
+        empi_coll_copy(in, n, dt, mine, n, dt);
+        *rc = empi_op_apply(a->op, tmp, mine, n, dt);
+        if (*rc == MPI_SUCCESS)
+            *rc = empi_send(mine, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+    }
+    if (*rc == MPI_SUCCESS)
+        empi_coll_copy(tmp, n, dt, a->rbuf, n, dt);
+    return 1;
+}
 
 EMPI_ALG(empi_exscan_linear)
 {

@@ -2,8 +2,35 @@
  * Scan, linear chain: rank r waits for the prefix of ranks 0..r-1 from r-1, combines its own
  * data on the right and passes the result to r+1. Any op.
  * Cost: (p-1) (alpha + n beta + n gamma) end to end; one message per rank.
+ * Blocking calls on a few contiguous bytes skip the schedule (empi_scan_linear_fast): at two
+ * ranks the call is one eager send, and building a schedule cost as much as sending it.
  */
 #include "coll/coll_algs.h"
+
+int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc)
+{
+    empi_comm_t *c = a->comm;
+    MPI_Count n = a->rcount;
+    empi_datatype_t *dt = a->rdt;
+    if (!empi_coll_fast_chain_fits(n, dt))
+        return 0;
+    int tag = empi_coll_next_tag(c);
+    *rc = MPI_SUCCESS;
+    if (n == 0)
+        return 1;
+    if (!a->in_place)
+        empi_coll_copy(a->sbuf, n, dt, a->rbuf, n, dt);
+    if (c->rank > 0) {
+        _Alignas(16) char prefix[EMPI_COLL_FAST_CHAIN_BYTES];
+        char *tmp = prefix - dt->true_lb;
+        *rc = empi_recv(tmp, n, dt, c->rank - 1, tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
+        if (*rc == MPI_SUCCESS)
+            *rc = empi_op_apply(a->op, tmp, a->rbuf, n, dt);
+    }
+    if (*rc == MPI_SUCCESS && c->rank < c->size - 1)
+        *rc = empi_send(a->rbuf, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+    return 1;
+}
 
 EMPI_ALG(empi_scan_linear)
 {
