@@ -53,7 +53,9 @@ const char empi_tune_default_text[] =
     "reduce_scatter_block  3-64   2-       0-8k     shm\n"
     "reduce_scatter_block  2      2        0-256    shm\n"
     "reduce_scatter_block  *      *        *        pairwise\n"
+    "scan                  2      2        4097-16k recursive_doubling\n"
     "scan                  2-8    *        *        linear\n"
     "scan                  *      *        *        recursive_doubling\n"
+    "exscan                2      2        4097-16k recursive_doubling\n"
     "exscan                2-8    *        *        linear\n"
     "exscan                *      *        *        recursive_doubling\n";
