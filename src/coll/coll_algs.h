@@ -40,6 +40,7 @@ EMPI_ALG(empi_alltoall_shm);
 EMPI_ALG(empi_alltoall_shm_cma);
 EMPI_ALG(empi_alltoallv_pairwise);
 EMPI_ALG(empi_alltoallv_linear);
+EMPI_ALG(empi_alltoallv_shm);
 EMPI_ALG(empi_alltoallw_pairwise);
 EMPI_ALG(empi_alltoallw_linear);
 EMPI_ALG(empi_reduce_scatter_reduce_scatterv);

@@ -93,6 +93,9 @@ static const empi_coll_alg_t registry[] = {
      "every rank reads its block straight from every other rank's send buffer (CMA; else shm)"},
     {EMPI_COLL_ALLTOALLV, "pairwise", 0, empi_alltoallv_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALLV, "linear", 0, empi_alltoallv_linear, "all sends and receives posted at once"},
+    {EMPI_COLL_ALLTOALLV, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_BLOCKING, empi_alltoallv_shm,
+     "blocks up to 16 KiB through a node-wide shared buffer, larger ones read from the sender's buffer "
+     "(CMA) or in pieces through the buffer"},
     {EMPI_COLL_ALLTOALLW, "pairwise", 0, empi_alltoallw_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALLW, "linear", 0, empi_alltoallw_linear, "all sends and receives posted at once"},
 

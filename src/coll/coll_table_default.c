@@ -45,6 +45,7 @@ const char empi_tune_default_text[] =
     "alltoall              *      *        0-256    bruck\n"
     "alltoall              2-16   *        *        linear\n"
     "alltoall              *      *        *        pairwise\n"
+    "alltoallv             2-64   2-       *        shm\n"
     "alltoallv             *      *        *        linear\n"
     "alltoallw             *      *        *        linear\n"
     "reduce_scatter        3-64   2-       *        shm\n"

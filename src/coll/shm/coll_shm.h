@@ -188,6 +188,7 @@ struct empi_shm_op {
     size_t nb;               /* block bytes (alltoall, allgather) */
     int all;                 /* reductions: every rank gets the result (allreduce) */
     int err;                 /* single-copy algorithms: error class to return once the others are done */
+    void *plan;              /* the algorithm's own layout (alltoallv), in schedule memory */
 };
 
 /* Single-copy algorithms' first phase (0 -> 1): once the post line is free, publish sbuf and rbuf
