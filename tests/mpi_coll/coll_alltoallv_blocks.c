@@ -1,5 +1,5 @@
 /*
- * Alltoallv with blocks of very different sizes in one call: empty, a few elements, some KiB (the
+ * Alltoallv with blocks of very different sizes in one call: empty, 8 bytes, a few elements, some KiB (the
  * shared-memory algorithm passes these through its slot) and hundreds of KiB (read from the
  * sender's buffer), so every pair of ranks takes its own path. Contiguous and vector types on
  * either side, blocking, nonblocking and persistent (started twice on new data), and a receive
@@ -25,8 +25,8 @@ static int rank, size, failures;
 /* Elements (ints) rank i sends to rank j. */
 static int elems(int i, int j)
 {
-    static const int choice[] = {0, 4, 1500, 9000, 70000};   /* even: whole vector elements */
-    return choice[(i * 7 + j * 3) % 5];
+    static const int choice[] = {0, 2, 4, 1500, 9000, 70000};   /* even: whole vector elements */
+    return choice[(i * 8 + j * 5) % 6];
 }
 
 static int value(int from, int to, int k, int round)

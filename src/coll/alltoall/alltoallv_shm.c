@@ -21,7 +21,8 @@
 #define A2AV_SLOT_BLOCK (16 * 1024)
 #define A2AV_IN_SLOT (1ull << 63)    /* in an entry's bytes: `where` is an offset in the slot */
 #define A2AV_IN_PIECES (1ull << 62)  /* in an entry's bytes: the block follows in pieces */
-#define A2AV_BYTES(b) ((size_t)((b) & ~(A2AV_IN_SLOT | A2AV_IN_PIECES)))
+#define A2AV_INLINE (1ull << 61)     /* in an entry's bytes: the block is `where` itself (<= 8 bytes) */
+#define A2AV_BYTES(b) ((size_t)((b) & ~(A2AV_IN_SLOT | A2AV_IN_PIECES | A2AV_INLINE)))
 
 /* A rank's post for one destination, in its medium buffer of the first epoch; entry p holds its
    largest pieced block. */
@@ -68,6 +69,9 @@ static void post_blocks(struct empi_coll_shm *m, a2av_plan_t *pl, uint64_t e)
         size_t n = pl->sbytes[d];
         if (d == m->me || n == 0) {
             mine[d] = (a2av_entry_t){0, n};
+        } else if (n <= sizeof mine[d].where) {   /* one cache line less for the reader */
+            memcpy(&mine[d].where, pl->sblk[d], n);
+            mine[d].bytes = n | A2AV_INLINE;
         } else if (n <= A2AV_SLOT_BLOCK && n <= m->slot - used) {
             empi_copy(slot + used, pl->sblk[d], n);
             mine[d] = (a2av_entry_t){used, n | A2AV_IN_SLOT};
@@ -112,7 +116,9 @@ static void take_posted(empi_shm_op_t *o, a2av_plan_t *pl)
         size_t n = incoming(o, pl, r, post);
         if (n == 0 || (post.bytes & A2AV_IN_PIECES))
             continue;
-        if (post.bytes & A2AV_IN_SLOT) {
+        if (post.bytes & A2AV_INLINE) {
+            memcpy(pl->rblk[r], &theirs[m->me].where, n);
+        } else if (post.bytes & A2AV_IN_SLOT) {
             empi_shm_copy_out(pl->rblk[r], empi_shm_slot(m, (int)(e & 1), r) + post.where, n, pl->rtotal);
         } else {
             int rc = empi_shm_read(m, r, pl->rblk[r], (const void *)(uintptr_t)post.where, n);
