@@ -58,9 +58,13 @@ int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc);
 /* Blocking chains (scan, exscan) on at most this many contiguous bytes run without a schedule,
    their partial result in a stack buffer. */
 #define EMPI_COLL_FAST_CHAIN_BYTES 256
-static inline int empi_coll_fast_chain_fits(MPI_Count n, const empi_datatype_t *dt)
+/* 1 (and the call's tag, taken as a schedule would) when the chain runs without a schedule. */
+static inline int empi_coll_fast_chain_start(const empi_coll_args_t *a, int *tag)
 {
-    return dt->is_contig && n * dt->size <= EMPI_COLL_FAST_CHAIN_BYTES;
+    if (!a->rdt->is_contig || a->rcount * a->rdt->size > EMPI_COLL_FAST_CHAIN_BYTES)
+        return 0;
+    *tag = empi_coll_next_tag(a->comm);
+    return 1;
 }
 
 EMPI_ALG(empi_allreduce_hier);

@@ -12,9 +12,9 @@ int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc)
     empi_comm_t *c = a->comm;
     MPI_Count n = a->rcount;
     empi_datatype_t *dt = a->rdt;
-    if (!empi_coll_fast_chain_fits(n, dt))
+    int tag;
+    if (!empi_coll_fast_chain_start(a, &tag))
         return 0;
-    int tag = empi_coll_next_tag(c);
     *rc = MPI_SUCCESS;
     if (n == 0)
         return 1;
