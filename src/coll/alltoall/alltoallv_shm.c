@@ -3,7 +3,8 @@
  * how its block travels. Block sizes differ from rank to rank, so no table rule could pick one
  * method for everybody; deciding per block lets each pair use what suits its own size while every
  * rank runs the same algorithm:
- *   - small blocks are copied into the sender's slot with the post and copied out by the receiver;
+ *   - small blocks (any that fit, without CMA) are copied into the sender's slot with the post and
+ *     copied out by the receiver;
  *   - larger ones, where every pair can read the other's memory (CMA), stay in the send buffer and
  *     the receiver reads them from there; the sender then waits for every reader before returning;
  *   - otherwise they follow in pieces of slot / p bytes, one epoch each, as alltoall's blocks do.
@@ -16,8 +17,8 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-/* Blocks up to this size go through the slot with the post (as alltoall's shared-buffer algorithm
-   does at every size). */
+/* With single-copy reads, blocks up to this size go through the slot with the post (above, a read
+   is cheaper than two copies); without them, every block that fits. */
 #define A2AV_SLOT_BLOCK (16 * 1024)
 #define A2AV_IN_SLOT (1ull << 63)    /* in an entry's bytes: `where` is an offset in the slot */
 #define A2AV_IN_PIECES (1ull << 62)  /* in an entry's bytes: the block follows in pieces */
@@ -64,6 +65,8 @@ static void post_blocks(struct empi_coll_shm *m, a2av_plan_t *pl, uint64_t e)
     a2av_entry_t *mine = entries(m, m->me, e);
     char *slot = empi_shm_slot(m, (int)(e & 1), m->me);
     size_t used = 0, largest = 0;
+    /* without single-copy reads, whatever fits the slot goes now rather than in a later piece */
+    size_t slot_block = m->cma ? A2AV_SLOT_BLOCK : m->slot;
     pl->exposed = 0;
     for (int d = 0; d < m->p; d++) {
         size_t n = pl->sbytes[d];
@@ -72,7 +75,7 @@ static void post_blocks(struct empi_coll_shm *m, a2av_plan_t *pl, uint64_t e)
         } else if (n <= sizeof mine[d].where) {   /* one cache line less for the reader */
             memcpy(&mine[d].where, pl->sblk[d], n);
             mine[d].bytes = n | A2AV_INLINE;
-        } else if (n <= A2AV_SLOT_BLOCK && n <= m->slot - used) {
+        } else if (n <= slot_block && n <= m->slot - used) {
             empi_copy(slot + used, pl->sblk[d], n);
             mine[d] = (a2av_entry_t){used, n | A2AV_IN_SLOT};
             used = (used + n + 63) & ~(size_t)63;
