@@ -94,8 +94,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_ALLTOALLV, "pairwise", 0, empi_alltoallv_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALLV, "linear", 0, empi_alltoallv_linear, "all sends and receives posted at once"},
     {EMPI_COLL_ALLTOALLV, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_BLOCKING, empi_alltoallv_shm,
-     "blocks up to 16 KiB through a node-wide shared buffer, larger ones read from the sender's buffer "
-     "(CMA) or in pieces through the buffer"},
+     "blocks through a node-wide shared buffer where they fit (with CMA up to 16 KiB), larger ones read "
+     "from the sender's buffer (CMA) or in pieces through the shared buffer"},
     {EMPI_COLL_ALLTOALLW, "pairwise", 0, empi_alltoallw_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALLW, "linear", 0, empi_alltoallw_linear, "all sends and receives posted at once"},
 

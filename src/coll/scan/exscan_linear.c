@@ -25,13 +25,16 @@ int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc)
     _Alignas(16) char prefix[EMPI_COLL_FAST_CHAIN_BYTES];
     char *tmp = prefix - dt->true_lb;
     *rc = empi_recv(tmp, n, dt, c->rank - 1, tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
-    if (*rc == MPI_SUCCESS && c->rank < c->size - 1) {
+    /* passed on even after an error here, as the schedule does, so the ranks after us finish */
+    if (c->rank < c->size - 1) {
         _Alignas(16) char next[EMPI_COLL_FAST_CHAIN_BYTES];
         char *mine = next - dt->true_lb;
         empi_coll_copy(in, n, dt, mine, n, dt);
-        *rc = empi_op_apply(a->op, tmp, mine, n, dt);
         if (*rc == MPI_SUCCESS)
-            *rc = empi_send(mine, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+            *rc = empi_op_apply(a->op, tmp, mine, n, dt);
+        int sent = empi_send(mine, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+        if (*rc == MPI_SUCCESS)
+            *rc = sent;
     }
     if (*rc == MPI_SUCCESS)
         empi_coll_copy(tmp, n, dt, a->rbuf, n, dt);

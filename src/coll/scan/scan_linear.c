@@ -27,8 +27,12 @@ int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc)
         if (*rc == MPI_SUCCESS)
             *rc = empi_op_apply(a->op, tmp, a->rbuf, n, dt);
     }
-    if (*rc == MPI_SUCCESS && c->rank < c->size - 1)
-        *rc = empi_send(a->rbuf, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+    /* passed on even after an error here, as the schedule does, so the ranks after us finish */
+    if (c->rank < c->size - 1) {
+        int sent = empi_send(a->rbuf, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
+        if (*rc == MPI_SUCCESS)
+            *rc = sent;
+    }
     return 1;
 }
 
