@@ -83,6 +83,7 @@ static int probe_api(const char *fn, int source, int tag, MPI_Comm comm, int *fl
                 /* A matched probe takes the message out of reach of every other receive. */
                 empi_unexpected_remove(&empi_p2p.unexpected, msg);
                 msg->magic = EMPI_MAGIC_MESSAGE;
+                msg->comm = c;
                 *message = (MPI_Message)msg;
             }
         } else if (message) {
@@ -130,14 +131,16 @@ static int mrecv_start(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
     int no_proc = *message == MPI_MESSAGE_NO_PROC;
     if (!no_proc && (empi_handle_is_predefined(*message) || msg->magic != EMPI_MAGIC_MESSAGE))
         return empi_err_noobj(MPI_ERR_REQUEST, "%s: message is not a handle returned by MPI_Mprobe/Improbe", fn);
+    /* errors go to the communicator the message was matched on, as for any receive */
+    empi_comm_t *comm = no_proc ? &empi_comm_self : msg->comm;
     const char *why = NULL;
     empi_datatype_t *dt;
     int rc = empi_datatype_check(datatype, count, &dt, &why);
     if (rc != MPI_SUCCESS)
-        return empi_err_noobj(rc, "%s: %s", fn, why ? why : "invalid datatype or count");
-    empi_request_t *req = empi_request_new(EMPI_REQ_RECV, no_proc ? &empi_comm_self : NULL);
+        return empi_err_comm(comm, rc, "%s: %s", fn, why ? why : "invalid datatype or count");
+    empi_request_t *req = empi_request_new(EMPI_REQ_RECV, comm);
     if (!req)
-        return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return empi_err_comm(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     req->buf = buf;
     req->count = count;
     req->dt = dt;
@@ -166,9 +169,10 @@ static int mrecv_api(const char *fn, void *buf, MPI_Count count, MPI_Datatype da
         empi_request_wait(req);
         empi_status_out(status, &req->status);
         rc = req->status.MPI_ERROR;
+        empi_comm_t *comm = req->comm;
         empi_request_release(req);
         if (rc != MPI_SUCCESS)
-            rc = empi_err_noobj(rc, "%s: the message is longer than the receive buffer", fn);
+            rc = empi_err_comm(comm, rc, "%s: the message is longer than the receive buffer", fn);
     }
     empi_unlock();
     return rc;

@@ -21,6 +21,7 @@ typedef struct empi_unexpected {
     uint64_t bytes;
     uint64_t sreq, addr;     /* rendezvous / sync: sender's ids */
     void *data;              /* eager payload (bytes long) */
+    struct empi_comm *comm;  /* once handed out by MPI_Mprobe: where its receive raises errors */
     struct empi_unexpected *next, *prev;
 } empi_unexpected_t;
 

@@ -44,6 +44,27 @@ int main(int argc, char **argv) {
   CHECK_ERR(MPI_Wait(&rq[0], &st), MPI_ERR_TRUNCATE);
   CHECK_MPI(MPI_Wait(&sq, MPI_STATUS_IGNORE));
 
+  /* Matched probes: the error goes to the communicator the message was matched on (SELF, still
+     fatal, must not see it), from MPI_Mrecv itself and from the Wait of MPI_Imrecv. Both sizes
+     around the 48 bytes that unexpected records keep inline. */
+  for (int form = 0; form < 2; form++) {
+    const int len = form ? 200 : 49;
+    MPI_Message msg;
+    empi_fill(sb, (size_t)len, empi_seed(rank, right, 6 + form));
+    CHECK_MPI(MPI_Isend(sb, len, MPI_BYTE, right, 6 + form, comm, &sq));
+    CHECK_MPI(MPI_Mprobe(left, 6 + form, comm, &msg, &st));
+    rb[len - 1] = 0x5a;
+    if (form == 0) {
+      CHECK_ERR(MPI_Mrecv(rb, len - 1, MPI_BYTE, &msg, &st), MPI_ERR_TRUNCATE);
+    } else {
+      CHECK_MPI(MPI_Imrecv(rb, len - 1, MPI_BYTE, &msg, &rq[0]));
+      CHECK_ERR(MPI_Wait(&rq[0], &st), MPI_ERR_TRUNCATE);
+    }
+    CHECK(msg == MPI_MESSAGE_NULL, "form %d: the message handle was not set to MPI_MESSAGE_NULL", form);
+    CHECK(rb[len - 1] == 0x5a, "form %d: the byte past the receive buffer was written", form);
+    CHECK_MPI(MPI_Wait(&sq, MPI_STATUS_IGNORE));
+  }
+
   /* Waitall with one good and one truncated receive: MPI_ERR_IN_STATUS, per-request errors. */
   int good[4] = {0}, goodsrc[4] = {1, 2, 3, 4};
   CHECK_MPI(MPI_Irecv(good, 4, MPI_INT, left, 3, comm, &rq[0]));
