@@ -1,6 +1,6 @@
 /*
- * Exscan, linear chain: rank r receives the prefix of ranks 0..r-1 from r-1 (its result), adds
- * its own data on the right and passes that on to r+1. Any op.
+ * Exscan, linear chain: rank r receives the prefix of ranks 0..r-1 from r-1 (its result, straight
+ * into the receive buffer), adds its own data on the right and passes that on to r+1. Any op.
  * Cost: (p-1) (alpha + n beta + n gamma) end to end.
  * Blocking calls on a few contiguous bytes skip the schedule, as scan's chain does.
  */
@@ -53,19 +53,20 @@ EMPI_ALG(empi_exscan_linear)
         EMPI_TRY(empi_sched_send(s, in, n, dt, 1));
         return empi_sched_fence(s);
     }
-    char *prefix = empi_sched_tmp_dt(s, n, dt);
-    if (!prefix)
-        return MPI_ERR_NO_MEM;
-    EMPI_TRY(empi_sched_recv(s, prefix, n, dt, rank - 1));
-    EMPI_TRY(empi_sched_fence(s));
+    /* Our result is exactly what rank - 1 sends, so it lands in rbuf; what we pass on is built
+       in one scratch buffer, our input copied there first (in place, rbuf holds it until the
+       receive, which the copy precedes: a round's operations are issued in order). */
+    char *next = NULL;
     if (rank < p - 1) {
-        char *next = empi_sched_tmp_dt(s, n, dt);
-        if (!next)
+        if (!(next = empi_sched_tmp_dt(s, n, dt)))
             return MPI_ERR_NO_MEM;
         EMPI_TRY(empi_sched_copy(s, in, n, dt, next, n, dt));
-        EMPI_TRY(empi_sched_reduce(s, prefix, next, n, dt, a->op));
+    }
+    EMPI_TRY(empi_sched_recv(s, a->rbuf, n, dt, rank - 1));
+    EMPI_TRY(empi_sched_fence(s));
+    if (next) {
+        EMPI_TRY(empi_sched_reduce(s, a->rbuf, next, n, dt, a->op));
         EMPI_TRY(empi_sched_send(s, next, n, dt, rank + 1));
     }
-    EMPI_TRY(empi_sched_copy(s, prefix, n, dt, a->rbuf, n, dt));
     return empi_sched_fence(s);
 }

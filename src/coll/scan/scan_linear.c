@@ -43,9 +43,15 @@ EMPI_ALG(empi_scan_linear)
     empi_datatype_t *dt = a->rdt;
     if (n == 0)
         return MPI_SUCCESS;
-    if (!a->in_place)
+    if (rank > 0 && !a->in_place && a->op->commutative) {
+        /* the prefix lands in rbuf and our input folds into it: no scratch buffer, no copy */
+        EMPI_TRY(empi_sched_recv(s, a->rbuf, n, dt, rank - 1));
+        EMPI_TRY(empi_sched_fence(s));
+        EMPI_TRY(empi_sched_reduce(s, a->sbuf, a->rbuf, n, dt, a->op));
+    } else if (!a->in_place) {
         EMPI_TRY(empi_sched_copy(s, a->sbuf, n, dt, a->rbuf, n, dt));
-    if (rank > 0) {
+    }
+    if (rank > 0 && (a->in_place || !a->op->commutative)) {
         char *tmp = empi_sched_tmp_dt(s, n, dt);
         if (!tmp)
             return MPI_ERR_NO_MEM;
