@@ -51,7 +51,7 @@ const char empi_tune_default_text[] =
     "reduce_scatter        3-64   2-       *        shm\n"
     "reduce_scatter        2      2        0-512    shm\n"
     "reduce_scatter        *      *        *        pairwise\n"
-    "reduce_scatter_block  3-64   2-       0-8k     shm\n"
+    "reduce_scatter_block  3-64   2-       *        shm\n"
     "reduce_scatter_block  2      2        0-256    shm\n"
     "reduce_scatter_block  *      *        *        pairwise\n"
     "scan                  2      2        4097-16k recursive_doubling\n"

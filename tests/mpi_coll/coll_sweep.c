@@ -597,8 +597,8 @@ static void run_coll(const char *coll)
                     } else if (!strcmp(coll, "allreduce")) t_red(C_ALLREDUCE, f, k, rn, 0, ip);
                     else if (!strcmp(coll, "scan")) t_red(C_SCAN, f, k, n, 0, ip);
                     else if (!strcmp(coll, "exscan")) t_red(C_EXSCAN, f, k, n, 0, ip);
-                    else if (!strcmp(coll, "reduce_scatter")) t_reduce_scatter(f, k, n, ip, 0);
-                    else if (!strcmp(coll, "reduce_scatter_block")) t_reduce_scatter(f, k, n / (ci == 3 ? 4 : 1), ip, 1);
+                    else if (!strcmp(coll, "reduce_scatter")) t_reduce_scatter(f, k, rn, ip, 0);
+                    else if (!strcmp(coll, "reduce_scatter_block")) t_reduce_scatter(f, k, rn, ip, 1);
                 }
             }
         }

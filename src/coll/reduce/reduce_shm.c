@@ -12,8 +12,7 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-/* acc = fold of cnt elements at byte offset off of every rank's data, right to left. */
-static int fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
+int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
 {
     struct empi_coll_shm *m = o->m;
     if (cnt == 0)
@@ -49,7 +48,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
         if (!empi_shm_all_posted(m, o->e, 2 * e + 1))
             return 0;
         if (small) {
-            int rc = fold(o, 0, o->cnt, o->rbuf + o->off0);
+            int rc = empi_shm_fold(o, 0, o->cnt, o->rbuf + o->off0);
             if (rc != MPI_SUCCESS)
                 return -rc;
             empi_shm_set_done(m, e, o->all);
