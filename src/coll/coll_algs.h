@@ -46,8 +46,6 @@ EMPI_ALG(empi_alltoallw_linear);
 EMPI_ALG(empi_reduce_scatter_reduce_scatterv);
 EMPI_ALG(empi_reduce_scatter_pairwise);
 EMPI_ALG(empi_reduce_scatter_shm);
-/* Second half of the reduce-to-rank-0 algorithms: rank 0 hands every rank its block of `res`. */
-int empi_reduce_scatter_from_root(empi_sched_t *s, const empi_coll_args_t *a, const char *res);
 EMPI_ALG(empi_scan_recursive_doubling);
 EMPI_ALG(empi_scan_linear);
 EMPI_ALG(empi_exscan_recursive_doubling);

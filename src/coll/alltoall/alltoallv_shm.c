@@ -42,7 +42,7 @@ typedef struct {
     size_t *rroom;
     /* this run's state; posts are copied here as they are read, since a rank done with the
        call may post its next collective's in the same memory while others are still here */
-    uint64_t *sent, *got;   /* bytes and way, per destination / per source */
+    uint64_t *sent, *got;   /* bytes and way, per destination / per source (cut to our room) */
     size_t rtotal;       /* bytes of all receive blocks: large totals are written past the caches */
     int exposed;         /* a block was left in the send buffer: wait for its reader */
     uint64_t first;      /* epoch of the posts */
@@ -114,9 +114,9 @@ static void take_posted(empi_shm_op_t *o, a2av_plan_t *pl)
         int r = (m->me + k) % m->p;
         a2av_entry_t *theirs = entries(m, r, e);
         a2av_entry_t post = theirs[m->me];
-        pl->got[r] = post.bytes;
         largest = theirs[m->p].bytes > largest ? theirs[m->p].bytes : largest;
         size_t n = incoming(o, pl, r, post);
+        pl->got[r] = (post.bytes - A2AV_BYTES(post.bytes)) | n;
         if (n == 0 || (post.bytes & A2AV_IN_PIECES))
             continue;
         if (post.bytes & A2AV_INLINE) {
@@ -156,7 +156,7 @@ static void get_piece(empi_shm_op_t *o, const a2av_plan_t *pl, uint64_t k, uint6
     for (int r = 0; r < m->p; r++) {
         if (r == m->me || !(pl->got[r] & A2AV_IN_PIECES))
             continue;
-        size_t n = A2AV_BYTES(pl->got[r]) < pl->rroom[r] ? A2AV_BYTES(pl->got[r]) : pl->rroom[r];
+        size_t n = A2AV_BYTES(pl->got[r]);
         if (n > k * q)
             empi_shm_copy_out(pl->rblk[r] + k * q, empi_shm_slot(m, (int)(e & 1), r) + (size_t)m->me * q,
                               n - k * q < q ? n - k * q : q, pl->rtotal);
@@ -178,9 +178,8 @@ static int step(empi_shm_op_t *o)
             pl->first = e;
             post_blocks(m, pl, e);
             empi_shm_post(m, e, 2 * e + 1);
-            o->err = pl->sbytes[m->me] > pl->rroom[m->me] ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-            empi_copy(pl->rblk[m->me], pl->sblk[m->me],
-                      pl->sbytes[m->me] < pl->rroom[m->me] ? pl->sbytes[m->me] : pl->rroom[m->me]);
+            o->err = MPI_SUCCESS;
+            empi_copy(pl->rblk[m->me], pl->sblk[m->me], incoming(o, pl, m->me, (a2av_entry_t){0, pl->sbytes[m->me]}));
             o->phase = 1;
             break;
         case 1:

@@ -5,23 +5,8 @@
  */
 #include "coll/coll_algs.h"
 
-EMPI_ALG(empi_reduce_scatter_reduce_scatterv)
-{
-    int p = s->comm->size, rank = s->comm->rank;
-    empi_datatype_t *dt = a->rdt;
-    MPI_Count total = empi_coll_sum(a->rcounts, p);
-    if (total == 0)
-        return MPI_SUCCESS;
-    const void *in = a->in_place ? a->rbuf : a->sbuf;
-    char *res = rank == 0 ? empi_sched_tmp_dt(s, total, dt) : NULL;
-    if (rank == 0 && !res)
-        return MPI_ERR_NO_MEM;
-    EMPI_TRY(empi_build_reduce_binomial(s, in, res, total, dt, a->op, 0));
-    EMPI_TRY(empi_sched_fence(s));
-    return empi_reduce_scatter_from_root(s, a, res);
-}
-
-int empi_reduce_scatter_from_root(empi_sched_t *s, const empi_coll_args_t *a, const char *res)
+/* Rank 0 hands every rank its block of the reduced vector `res`. */
+static int scatter_from_root(empi_sched_t *s, const empi_coll_args_t *a, const char *res)
 {
     int p = s->comm->size, rank = s->comm->rank;
     empi_datatype_t *dt = a->rdt;
@@ -38,4 +23,20 @@ int empi_reduce_scatter_from_root(empi_sched_t *s, const empi_coll_args_t *a, co
         EMPI_TRY(empi_sched_recv(s, a->rbuf, a->rcounts[rank], dt, 0));
     }
     return empi_sched_fence(s);
+}
+
+EMPI_ALG(empi_reduce_scatter_reduce_scatterv)
+{
+    int p = s->comm->size, rank = s->comm->rank;
+    empi_datatype_t *dt = a->rdt;
+    MPI_Count total = empi_coll_sum(a->rcounts, p);
+    if (total == 0)
+        return MPI_SUCCESS;
+    const void *in = a->in_place ? a->rbuf : a->sbuf;
+    char *res = rank == 0 ? empi_sched_tmp_dt(s, total, dt) : NULL;
+    if (rank == 0 && !res)
+        return MPI_ERR_NO_MEM;
+    EMPI_TRY(empi_build_reduce_binomial(s, in, res, total, dt, a->op, 0));
+    EMPI_TRY(empi_sched_fence(s));
+    return scatter_from_root(s, a, res);
 }

@@ -22,22 +22,22 @@ int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc)
         *rc = empi_send(in, n, dt, 1, tag, c, EMPI_COLL_CONTEXT(c));
         return 1;
     }
-    _Alignas(16) char prefix[EMPI_COLL_FAST_CHAIN_BYTES];
-    char *tmp = prefix - dt->true_lb;
-    *rc = empi_recv(tmp, n, dt, c->rank - 1, tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
-    /* passed on even after an error here, as the schedule does, so the ranks after us finish */
-    if (c->rank < c->size - 1) {
-        _Alignas(16) char next[EMPI_COLL_FAST_CHAIN_BYTES];
-        char *mine = next - dt->true_lb;
+    /* as the schedule: our input is set aside before our result lands in rbuf (in place, rbuf
+       holds that input), and what we pass on is built in the copy */
+    int last = c->rank == c->size - 1;
+    _Alignas(16) char next[EMPI_COLL_FAST_CHAIN_BYTES];
+    char *mine = next - dt->true_lb;
+    if (!last)
         empi_coll_copy(in, n, dt, mine, n, dt);
+    *rc = empi_recv(a->rbuf, n, dt, c->rank - 1, tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
+    /* passed on even after an error here, as the schedule does, so the ranks after us finish */
+    if (!last) {
         if (*rc == MPI_SUCCESS)
-            *rc = empi_op_apply(a->op, tmp, mine, n, dt);
+            *rc = empi_op_apply(a->op, a->rbuf, mine, n, dt);
         int sent = empi_send(mine, n, dt, c->rank + 1, tag, c, EMPI_COLL_CONTEXT(c));
         if (*rc == MPI_SUCCESS)
             *rc = sent;
     }
-    if (*rc == MPI_SUCCESS)
-        empi_coll_copy(tmp, n, dt, a->rbuf, n, dt);
     return 1;
 }
 
