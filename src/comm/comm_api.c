@@ -100,14 +100,19 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     empi_info_t *i = empi_info_get(info);
     if (!i)
         return empi_err_comm(c, MPI_ERR_INFO, "MPI_Comm_set_info: invalid info %p", (void *)info);
-    empi_info_t *copy = empi_info_dup(i);
-    if (!copy)
-        return empi_err_comm(c, MPI_ERR_NO_MEM, "MPI_Comm_set_info: out of memory");
+    /* The given hints update the communicator's; the others stay as they were (7.4.4). */
     empi_lock();
+    empi_info_t *merged = empi_info_dup(c->info);
+    int rc = merged ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (int k = 0; rc == MPI_SUCCESS && k < i->nkeys; k++)
+        rc = empi_info_set(merged, i->entries[k].key, i->entries[k].value);
     empi_info_t *old = c->info;
-    c->info = copy;
+    if (rc == MPI_SUCCESS)
+        c->info = merged;
     empi_unlock();
-    empi_info_release(old);
+    empi_info_release(rc == MPI_SUCCESS ? old : merged);
+    if (rc != MPI_SUCCESS)
+        return empi_err_comm(c, rc, "MPI_Comm_set_info: out of memory");
     return MPI_SUCCESS;
 }
 
@@ -153,7 +158,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
    on, hints are not propagated, 7.4.4), the topology, the attributes through their copy callbacks. */
 static int dup_attach(empi_comm_t *c, empi_comm_t *d, empi_info_t *hints)
 {
-    d->info = hints ? empi_info_dup(hints) : NULL;
+    if (hints && !(d->info = empi_info_dup(hints)))
+        return MPI_ERR_NO_MEM;
     empi_comm_share_topo(d, c);
     return empi_attr_copy_all(EMPI_ATTR_COMM, c->handle, c->attrs, d->handle, &d->attrs);
 }

@@ -1,7 +1,7 @@
 /*
  * MPI_Comm_spawn and MPI_Comm_spawn_multiple. The root opens a port and starts the children as a
  * job of their own with our launcher:
- *     mpiexec -genv EMPI_PARENT_PORT <port> [-hosts H] -n K cmd args : -n K2 cmd2 args2 ...
+ *     mpiexec -genv EMPI_PARENT_PORT <port> [-hosts H] -n K [-wdir D] cmd args : -n K2 cmd2 ...
  * (the launcher path comes from EMPI_MPIEXEC, which mpiexec gives every rank, or is found next to
  * this library). The children connect back from MPI_Init (empi_dyn_init) and the two groups meet
  * as in accept/connect. If the launcher ends before anyone connects (no such program, a child that
@@ -103,6 +103,23 @@ static const char *hint(const app_t *a, const char *key)
     return a->info ? empi_info_lookup(a->info, key) : NULL;
 }
 
+/* The command as the launcher should run it: found in the "path" hint's directories (a
+   colon-separated list) when it names no directory and one of them holds it, else as given. */
+static void resolve_command(const app_t *app, char *out, size_t len)
+{
+    const char *path = hint(app, "path");
+    snprintf(out, len, "%s", app->command);
+    if (!path || strchr(app->command, '/'))
+        return;
+    for (const char *dir = path; *dir;) {
+        size_t n = strcspn(dir, ":");
+        if (n && (size_t)snprintf(out, len, "%.*s/%s", (int)n, dir, app->command) < len && executable(out))
+            return;
+        dir += n + (dir[n] == ':');
+    }
+    snprintf(out, len, "%s", app->command);
+}
+
 static int build_command(const char *launcher, const char *port, const app_t *apps, int count, argvec_t *a)
 {
     int rc = push(a, launcher) | push(a, "-genv") | push(a, "EMPI_PARENT_PORT") | push(a, port);
@@ -110,23 +127,29 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
     const char *hosts = hint(&apps[0], "host");
     if (hosts)
         rc |= push(a, "-hosts") | push(a, hosts);
+    /* Each command's own "wdir" and "path" hints apply to it alone. */
     for (int i = 0; i < count; i++) {
-        char n[16];
+        char n[16], command[PATH_MAX];
+        const char *wdir = hint(&apps[i], "wdir");
         snprintf(n, sizeof n, "%d", apps[i].maxprocs);
         if (i)
             rc |= push(a, ":");
-        rc |= push(a, "-n") | push(a, n) | push(a, apps[i].command);
+        rc |= push(a, "-n") | push(a, n);
+        if (wdir)
+            rc |= push(a, "-wdir") | push(a, wdir);
+        resolve_command(&apps[i], command, sizeof command);
+        rc |= push(a, command);
         for (int k = 0; apps[i].argv && apps[i].argv[k]; k++)
             rc |= push(a, apps[i].argv[k]);
     }
     return rc ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
-/* In the child between fork and exec: the launcher must not read our stdin, must die with us, and
-   honours the "wdir" and "path" hints. "Us" is the forking thread for PR_SET_PDEATHSIG, so only a
-   spawn from the main thread asks for it: a helper thread that spawns and ends would take the
-   children along. (The launcher stays in our process group either way, so ending our job ends it.) */
-static _Noreturn void exec_launcher(char **argv, const app_t *first, int main_thread)
+/* In the child between fork and exec: the launcher must not read our stdin and must die with us.
+   "Us" is the forking thread for PR_SET_PDEATHSIG, so only a spawn from the main thread asks for
+   it: a helper thread that spawns and ends would take the children along. (The launcher stays in
+   our process group either way, so ending our job ends it.) */
+static _Noreturn void exec_launcher(char **argv, int main_thread)
 {
     if (main_thread)
         prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -134,18 +157,6 @@ static _Noreturn void exec_launcher(char **argv, const app_t *first, int main_th
     if (null >= 0) {
         dup2(null, 0);
         close(null);
-    }
-    const char *wdir = hint(first, "wdir"), *path = hint(first, "path");
-    if (wdir && chdir(wdir) != 0)
-        _exit(126);
-    if (path) {
-        const char *old = getenv("PATH");
-        size_t len = strlen(path) + (old ? strlen(old) : 0) + 2;
-        char *both = malloc(len);
-        if (both) {
-            snprintf(both, len, "%s:%s", path, old ? old : "");
-            setenv("PATH", both, 1);
-        }
     }
     execvp(argv[0], argv);
     fprintf(stderr, "MPI_Comm_spawn: cannot run the launcher %s\n", argv[0]);
@@ -167,7 +178,7 @@ static int launch(const app_t *apps, int count, int *fd, pid_t *pid)
         int main_thread = gettid() == getpid();
         *pid = fork();
         if (*pid == 0)
-            exec_launcher(a.v, &apps[0], main_thread);
+            exec_launcher(a.v, main_thread);
         if (*pid < 0)
             rc = MPI_ERR_SPAWN;
     }

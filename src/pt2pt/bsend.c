@@ -214,12 +214,15 @@ void empi_bsend_flush(empi_bsend_buffer_t *buf)
     EMPI_PROGRESS_UNTIL(empi_bsend_flushed(buf));
 }
 
-int empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size, const char **why)
+void empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size)
 {
     empi_bsend_buffer_t *buf = *slot;
     if (!buf || !buf->attached) {
-        *why = "no buffer is attached";
-        return MPI_ERR_BUFFER;
+        /* With no buffer MPI behaves as if a zero-sized one were attached (3.6): detaching it
+           succeeds, so that a library can swap its own buffer in and the caller's back. */
+        *(void **)buffer_addr = NULL;
+        *size = 0;
+        return;
     }
     empi_bsend_flush(buf);
     *(void **)buffer_addr = buf->automatic ? MPI_BUFFER_AUTOMATIC : buf->base;
@@ -230,7 +233,6 @@ int empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *
         free(buf);
         *slot = NULL;
     }
-    return MPI_SUCCESS;
 }
 
 empi_bsend_buffer_t **empi_bsend_process_slot(void)
@@ -261,11 +263,10 @@ static int detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
     EMPI_CHECK(empi_check_ptr(fn, NULL, buffer_addr, "buffer_addr"));
     EMPI_CHECK(empi_check_ptr(fn, NULL, size, "size"));
-    const char *why = NULL;
     empi_lock();
-    int rc = empi_bsend_detach(empi_bsend_process_slot(), buffer_addr, size, &why);
+    empi_bsend_detach(empi_bsend_process_slot(), buffer_addr, size);
     empi_unlock();
-    return rc == MPI_SUCCESS ? rc : empi_err_noobj(rc, "%s: %s", fn, why);
+    return MPI_SUCCESS;
 }
 
 EMPI_WEAK_ALIAS(Buffer_attach)

@@ -12,10 +12,11 @@ typedef struct empi_bsend_buffer empi_bsend_buffer_t;
 /* The buffer a buffered send on c uses: c's, else its session's, else the process's. */
 empi_bsend_buffer_t *empi_bsend_buffer_for(empi_comm_t *c);
 
-/* Attach into *slot (allocated on first use) / detach from it after flushing; on failure return
-   the class and set *why. The process buffer's slot is empi_bsend_process_slot(). */
+/* Attach into *slot (allocated on first use; on failure return the class and set *why) / detach
+   from it after flushing (NULL and 0 when nothing is attached). The process buffer's slot is
+   empi_bsend_process_slot(). */
 int empi_bsend_attach(empi_bsend_buffer_t **slot, void *buffer, MPI_Count size, const char **why);
-int empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size, const char **why);
+void empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size);
 empi_bsend_buffer_t **empi_bsend_process_slot(void);
 
 /* Has every message buffered in buf left it (NULL: nothing attached)? Wait until it has. */

@@ -57,11 +57,10 @@ static int comm_detach(const char *fn, MPI_Comm comm, void *buffer_addr, MPI_Cou
     EMPI_CHECK(empi_comm_check(comm, fn, &c));
     EMPI_CHECK(empi_check_ptr(fn, c, buffer_addr, "buffer_addr"));
     EMPI_CHECK(empi_check_ptr(fn, c, size, "size"));
-    const char *why = NULL;
     empi_lock();
-    int rc = empi_bsend_detach(&c->bsend_buffer, buffer_addr, size, &why);
+    empi_bsend_detach(&c->bsend_buffer, buffer_addr, size);
     empi_unlock();
-    return rc == MPI_SUCCESS ? rc : empi_err_comm(c, rc, "%s: %s", fn, why);
+    return MPI_SUCCESS;
 }
 
 EMPI_WEAK_ALIAS(Comm_attach_buffer)
@@ -131,11 +130,10 @@ static int session_detach(const char *fn, MPI_Session session, void *buffer_addr
     EMPI_CHECK(empi_session_check(session, fn, &s));
     if (!buffer_addr || !size)
         return empi_err_session(s, MPI_ERR_ARG, "%s: %s is NULL", fn, size ? "buffer_addr" : "size");
-    const char *why = NULL;
     empi_lock();
-    int rc = empi_bsend_detach(&s->buffer, buffer_addr, size, &why);
+    empi_bsend_detach(&s->buffer, buffer_addr, size);
     empi_unlock();
-    return rc == MPI_SUCCESS ? rc : empi_err_session(s, rc, "%s: %s", fn, why);
+    return MPI_SUCCESS;
 }
 
 EMPI_WEAK_ALIAS(Session_attach_buffer)

@@ -250,6 +250,20 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Info_get_string(used, "mpi_assert_no_any_tag", &vlen, val, &found));
   CHECK(found && strcmp(val, "true") == 0, "dup_with_info lost its hint");
   CHECK_MPI(MPI_Info_free(&used));
+  /* Comm_set_info updates the given hints and leaves the others as they were. */
+  MPI_Info more;
+  CHECK_MPI(MPI_Info_create(&more));
+  CHECK_MPI(MPI_Info_set(more, "mpi_assert_no_any_source", "true"));
+  CHECK_MPI(MPI_Comm_set_info(hinted, more));
+  CHECK_MPI(MPI_Info_free(&more));
+  CHECK_MPI(MPI_Comm_get_info(hinted, &used));
+  const char *both[2] = {"mpi_assert_no_any_tag", "mpi_assert_no_any_source"};
+  for (int k = 0; k < 2; k++) {
+    vlen = sizeof val;
+    CHECK_MPI(MPI_Info_get_string(used, both[k], &vlen, val, &found));
+    CHECK(found && strcmp(val, "true") == 0, "after Comm_set_info, %s is %s", both[k], found ? val : "gone");
+  }
+  CHECK_MPI(MPI_Info_free(&used));
   CHECK_MPI(MPI_Comm_dup(hinted, &plain));
   CHECK_MPI(MPI_Comm_idup(hinted, &iplain, &dq));
   CHECK_MPI(MPI_Wait(&dq, MPI_STATUS_IGNORE));
