@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +71,16 @@ int empi_boot_addr_connect(const char *addr)
     socklen_t len;
     memset(&sa, 0, sizeof sa);
     if (!strncmp(addr, EMPI_BOOT_ADDR_UNIX, strlen(EMPI_BOOT_ADDR_UNIX))) {
+        /* "@name": an abstract socket name (sun_path starts with a NUL, the length ends it) */
         const char *path = addr + strlen(EMPI_BOOT_ADDR_UNIX);
+        int abstract = path[0] == '@';
         if (strlen(path) >= sizeof sa.un.sun_path) {
             errno = ENAMETOOLONG;
             return -1;
         }
         sa.un.sun_family = AF_UNIX;
-        strcpy(sa.un.sun_path, path);
-        len = sizeof sa.un;
+        memcpy(sa.un.sun_path + abstract, path + abstract, strlen(path + abstract));
+        len = abstract ? (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path)) : sizeof sa.un;
     } else if (!strncmp(addr, EMPI_BOOT_ADDR_TCP, strlen(EMPI_BOOT_ADDR_TCP)) &&
                parse_tcp(addr + strlen(EMPI_BOOT_ADDR_TCP), &sa.in) == 0) {
         len = sizeof sa.in;

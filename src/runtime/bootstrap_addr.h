@@ -1,5 +1,5 @@
 /* Addresses of the bootstrap server, shared by the client in the library and by mpiexec (its
- * proxies connect the same way): "unix:PATH" on one host, "tcp:IPV4:PORT" across hosts. */
+ * proxies connect the same way): "unix:@NAME" (an abstract socket name) on one host, "tcp:IPV4:PORT" across hosts. */
 #ifndef EMPI_RUNTIME_BOOTSTRAP_ADDR_H
 #define EMPI_RUNTIME_BOOTSTRAP_ADDR_H
 

@@ -2,6 +2,7 @@
  * Usage: boot_test MODE [args...]; see the table at the bottom. Every mode prints
  * "jobid <id>" from rank 0 first, so scripts can check /dev/shm cleanup. */
 #include "runtime/bootstrap.h"
+#include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_proto.h"
 
 #include <fcntl.h>
@@ -11,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 static empi_boot_info_t info;
@@ -116,11 +115,9 @@ static int mode_kv(int argc, char **argv)
 static int hello_is_refused(const char *fake_cookie)
 {
     const char *addr = getenv("EMPI_LAUNCHER_ADDR");
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    CHECK(addr && !strncmp(addr, "unix:", 5), "address");
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", addr + 5);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    CHECK(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0, "connect");
+    CHECK(addr && !strncmp(addr, "unix:@", 6), "address");
+    int fd = empi_boot_addr_connect(addr);
+    CHECK(fd >= 0, "connect");
     unsigned char msg[sizeof(empi_boot_hdr_t) + EMPI_BOOT_COOKIE_HEX + 4];
     empi_boot_hdr_t hdr = { EMPI_BOOT_HELLO, EMPI_BOOT_COOKIE_HEX + 4 };
     uint32_t rank = (uint32_t)info.rank;

@@ -1,7 +1,6 @@
 # Helpers shared by the launcher tests. Sourced by each test script, which is run as
 #   bash <test>.sh MPIEXEC BOOT_TEST [args...]
-# Every test runs with a private TMPDIR (where mpiexec puts its socket) so that
-# cleanup of the socket can be checked, and tags its job with a unique marker
+# Every test runs with a private TMPDIR, and tags its job with a unique marker
 # argument so that leftover processes can be found.
 set -u
 MPIEXEC=$1
@@ -93,5 +92,11 @@ expect_clean() {
     jobid=$(sed -n 's/^\(\[0\] \)\{0,1\}jobid \([0-9a-f]*\)$/\2/p' "$WORK/out" | head -n1)
     [ -n "$jobid" ] || fail "rank 0 did not print its jobid"
     ! ls /dev/shm/empi-"$jobid"* >/dev/null 2>&1 || fail "/dev/shm/empi-$jobid* left behind"
-    ! ls "$WORK"/empi-*.sock >/dev/null 2>&1 || fail "bootstrap socket left behind"
+    no_socket "$jobid"
+}
+
+# mpiexec's bootstrap socket has an abstract name (no file): it must be closed.
+no_socket() {
+    ! grep -q "@empi-$1\$" /proc/net/unix || fail "bootstrap socket @empi-$1 still open"
+    ! ls "$WORK"/empi-* >/dev/null 2>&1 || fail "left in TMPDIR: $(ls "$WORK"/empi-*)"
 }

@@ -31,6 +31,6 @@ ids=$( (echo "$outer"; sed -n 's/^\[[01]\] jobid //p' "$WORK/out") | sort -u | w
 [ "$ids" -eq 3 ] || fail "jobids of the outer job and the two inner ones are not all different"
 sleep 0.1
 [ -z "$(leftover_pids)" ] || fail "processes left: $(leftover_pids)"
-! ls "$WORK"/empi-*.sock >/dev/null 2>&1 || fail "bootstrap socket left behind"
+no_socket "$outer"
 ! ls /dev/shm/empi-"$outer"* >/dev/null 2>&1 || fail "/dev/shm/empi-$outer* left behind"
 echo "PASS nested"

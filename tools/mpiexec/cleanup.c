@@ -1,5 +1,5 @@
-/* Removal of everything a job leaves in the file system: the bootstrap socket and
- * the shared-memory segments the MPI library creates as /dev/shm/empi-<jobid>-*.
+/* Removal of everything a job leaves in the file system: the shared-memory segments the MPI
+ * library creates as /dev/shm/empi-<jobid>-* (the bootstrap socket has an abstract name).
  * Called on every exit path, including crashes of ranks (which cannot clean up). */
 #include "mpiexec.h"
 
@@ -8,11 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-void cleanup_job_files(const char *jobid, const char *socket_path)
+void cleanup_job_files(const char *jobid)
 {
-    if (socket_path && *socket_path)
-        unlink(socket_path);
-
     char prefix[64];
     int plen = snprintf(prefix, sizeof prefix, "empi-%s", jobid);
     DIR *d = opendir("/dev/shm");

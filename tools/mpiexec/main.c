@@ -453,7 +453,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &handled, &ctx.child_sigmask);
     int sfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
 
-    char jobid[17], cookie[33], socket_path[160] = "", addr[170];
+    char jobid[17], cookie[33], socket_name[32] = "", addr[170];
     if (sfd < 0 || random_hex(jobid, 8) != 0 || random_hex(cookie, 16) != 0) {
         fprintf(stderr, "mpiexec: cannot set up (signalfd or /dev/urandom): %s\n",
                 strerror(errno));
@@ -496,19 +496,16 @@ int main(int argc, char **argv)
         int lfd = open_tcp_server(&opts, addr, sizeof addr);
         server_rc = lfd < 0 ? -1 : server_open(NULL, lfd, cookie, opts.nprocs);
     } else {
-        const char *tmp = getenv("TMPDIR");
-        if (!tmp || !*tmp || strlen(tmp) > 80)
-            tmp = "/tmp";
-        snprintf(socket_path, sizeof socket_path, "%s/empi-%s.sock", tmp, jobid);
-        snprintf(addr, sizeof addr, "unix:%s", socket_path);
-        server_rc = server_open(socket_path, -1, cookie, opts.nprocs);
+        snprintf(socket_name, sizeof socket_name, "empi-%s", jobid);
+        snprintf(addr, sizeof addr, "unix:@%s", socket_name);
+        server_rc = server_open(socket_name, -1, cookie, opts.nprocs);
     }
     if (server_rc != 0 || remote_start(&opts, &ctx, addr) != 0) {
         if (server_rc == 0)
             fprintf(stderr, "mpiexec: cannot start the remote hosts: %s\n", strerror(errno));
         remote_shutdown();
         server_close();
-        cleanup_job_files(jobid, socket_path);
+        cleanup_job_files(jobid);
         return 1;
     }
     stdin_remote = remote_rank0_host() >= 0;
@@ -535,7 +532,7 @@ int main(int argc, char **argv)
     stdin_close();
     remote_shutdown();
     server_close();
-    cleanup_job_files(jobid, socket_path);
+    cleanup_job_files(jobid);
     for (int r = 0; r < job.nprocs; r++) {
         free(job.ranks[r].out.data);
         free(job.ranks[r].err.data);

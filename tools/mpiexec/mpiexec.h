@@ -194,7 +194,7 @@ const char *remote_host_label(int rank); /* "host NAME" of a remote rank, for me
 int proxy_main(int argc, char **argv);
 
 /* ---- cleanup.c ---- */
-void cleanup_job_files(const char *jobid, const char *socket_path);
+void cleanup_job_files(const char *jobid);
 
 /* ---- main.c state shared with job.c ---- */
 typedef struct job_state {

@@ -9,12 +9,12 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -34,6 +34,7 @@ typedef struct fence_slot {
 } fence_slot_t;
 
 static int listen_fd = -1;
+static int unix_listener;     /* listen_fd is the local Unix socket: check each peer's user */
 static char cookie_hex[EMPI_BOOT_COOKIE_HEX + 1];
 static int world_size;
 static connection_t *conns;
@@ -46,11 +47,11 @@ static int fence_arrivals;
 #define HELLO_LEN (EMPI_BOOT_COOKIE_HEX + sizeof(uint32_t))
 #define UNAUTH_MAX (HELLO_LEN + PROXY_NAME_MAX)
 
-int server_open(const char *path, int tcp_fd, const char *cookie, int nranks)
+int server_open(const char *name, int tcp_fd, const char *cookie, int nranks)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    if (path && strlen(path) >= sizeof sa.sun_path) {
-        fprintf(stderr, "mpiexec: socket path too long: %s\n", path);
+    if (name && strlen(name) >= sizeof sa.sun_path) {
+        fprintf(stderr, "mpiexec: socket name too long: %s\n", name);
         return -1;
     }
     snprintf(cookie_hex, sizeof cookie_hex, "%s", cookie);
@@ -61,22 +62,23 @@ int server_open(const char *path, int tcp_fd, const char *cookie, int nranks)
         return -1;
     for (int r = 0; r < nranks; r++)
         conn_of_rank[r] = -1;
-    if (!path) {
+    if (!name) {
         listen_fd = tcp_fd; /* across hosts: the cookie is the only gate */
         return 0;
     }
-    strcpy(sa.sun_path, path);
+    /* An abstract name (leading NUL): nothing in the file system to leave behind, even when
+       mpiexec is killed outright. accept_all admits only our user; the cookie keeps out the
+       other jobs of that user. */
+    memcpy(sa.sun_path + 1, name, strlen(name));
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
     listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (listen_fd < 0)
         return -1;
-    /* Only our user may connect; the cookie keeps out other jobs of that user. */
-    mode_t old = umask(077);
-    int rc = bind(listen_fd, (struct sockaddr *)&sa, sizeof sa);
-    umask(old);
-    if (rc != 0 || listen(listen_fd, SOMAXCONN) != 0) {
-        fprintf(stderr, "mpiexec: cannot listen on %s: %s\n", path, strerror(errno));
+    if (bind(listen_fd, (struct sockaddr *)&sa, len) != 0 || listen(listen_fd, SOMAXCONN) != 0) {
+        fprintf(stderr, "mpiexec: cannot listen on @%s: %s\n", name, strerror(errno));
         return -1;
     }
+    unix_listener = 1;
     return 0;
 }
 
@@ -134,6 +136,13 @@ static void accept_all(void)
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return;
+        struct ucred cred;
+        socklen_t clen = sizeof cred;
+        if (unix_listener &&
+            (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 || cred.uid != geteuid())) {
+            close(fd);
+            continue;
+        }
         /* A rank that stops reading must not freeze the launcher forever. */
         struct timeval tv = { .tv_sec = 10 };
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
