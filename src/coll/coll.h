@@ -58,6 +58,10 @@ typedef struct empi_coll_args {
     empi_datatype_t *const *sdts, *const *rdts;
     empi_op_t *op;
     empi_comm_t *comm;
+    /* Blocking fast paths: the call's tag, taken before the fast path runs as a schedule takes its
+       own, so a rank on the fast path and one on the schedule path (a local condition such as a
+       contiguous type can differ between them) use the same tags afterwards. */
+    int tag;
 } empi_coll_args_t;
 
 /* ---------------------------------------------------------------- schedules */
@@ -127,6 +131,8 @@ typedef struct empi_sched {
 empi_sched_t *empi_sched_new(empi_comm_t *comm);
 /* Blocking calls keep the schedule on their stack: init, build, run, fini. */
 void empi_sched_init(empi_sched_t *s, empi_comm_t *comm);
+/* The same with the call's tag already taken (a blocking call whose fast path declined). */
+void empi_sched_init_tag(empi_sched_t *s, empi_comm_t *comm, int tag);
 void empi_sched_free(empi_sched_t *s);   /* fini for caller-owned schedules too */
 /* Keep dt alive until the schedule is freed (nonblocking calls whose user frees the type). */
 int empi_sched_hold(empi_sched_t *s, empi_datatype_t *dt);
@@ -201,7 +207,7 @@ typedef struct empi_coll_alg {
     empi_coll_build_fn build;
     const char *desc;
     /* optional direct blocking path (no schedule): returns 1 and sets *rc when it ran the call,
-       0 to decline (the schedule path then runs the same algorithm) */
+       0 to decline (the schedule path then runs the same algorithm, with the same a->tag) */
     int (*fast)(const empi_coll_args_t *a, int *rc);
 } empi_coll_alg_t;
 

@@ -33,6 +33,9 @@ EMPI_ALG(empi_allgather_recursive_doubling);
 EMPI_ALG(empi_allgather_bruck);
 EMPI_ALG(empi_allgatherv_ring);
 EMPI_ALG(empi_allgather_shm);
+EMPI_ALG(empi_allgather_shm_cma);
+EMPI_ALG(empi_allgatherv_shm);
+EMPI_ALG(empi_allgatherv_shm_cma);
 EMPI_ALG(empi_alltoall_pairwise);
 EMPI_ALG(empi_alltoall_linear);
 EMPI_ALG(empi_alltoall_bruck);
@@ -56,13 +59,9 @@ int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc);
 /* Blocking chains (scan, exscan) on at most this many contiguous bytes run without a schedule,
    their partial result in a stack buffer. */
 #define EMPI_COLL_FAST_CHAIN_BYTES 256
-/* 1 (and the call's tag, taken as a schedule would) when the chain runs without a schedule. */
-static inline int empi_coll_fast_chain_start(const empi_coll_args_t *a, int *tag)
+static inline int empi_coll_fast_chain(const empi_coll_args_t *a)
 {
-    if (!a->rdt->is_contig || a->rcount * a->rdt->size > EMPI_COLL_FAST_CHAIN_BYTES)
-        return 0;
-    *tag = empi_coll_next_tag(a->comm);
-    return 1;
+    return a->rdt->is_contig && a->rcount * a->rdt->size <= EMPI_COLL_FAST_CHAIN_BYTES;
 }
 
 EMPI_ALG(empi_allreduce_hier);

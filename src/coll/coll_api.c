@@ -167,14 +167,22 @@ static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode
     memset(&A, 0, sizeof A);                                       \
     A.comm = c
 
+/* A blocking call: takes its tag (a->tag) and runs the algorithm's fast path if it has one;
+   1 with *rc when that ran the call. */
+static int run_fast(const empi_coll_alg_t *alg, empi_coll_args_t *a, int *rc)
+{
+    a->tag = empi_coll_next_tag(a->comm);
+    return alg && alg->fast && alg->fast(a, rc);
+}
+
 int empi_coll_run_blocking(empi_coll_args_t *a)
 {
     const empi_coll_alg_t *alg = empi_coll_choose(a, 1);
     int rc;
-    if (alg && alg->fast && alg->fast(a, &rc))
+    if (run_fast(alg, a, &rc))
         return rc;
     empi_sched_t s;
-    empi_sched_init(&s, a->comm);
+    empi_sched_init_tag(&s, a->comm, a->tag);
     rc = alg ? alg->build(&s, a) : MPI_ERR_INTERN;
     if (rc == MPI_SUCCESS)
         rc = empi_sched_run(&s);
@@ -189,14 +197,17 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
     if (mode == EMPI_COLL_BLOCKING) {
         const empi_coll_alg_t *alg = empi_coll_choose(a, 1);
         int rc;
-        if (alg && alg->fast && alg->fast(a, &rc)) {
+        if (run_fast(alg, a, &rc)) {
             empi_unlock();
             if (rc != MPI_SUCCESS)
                 return empi_err_comm(a->comm, rc, "%s: the %s failed", fn, empi_coll_name(a->coll));
             return MPI_SUCCESS;
         }
+        empi_sched_init_tag(&stack, a->comm, a->tag);
+        s = &stack;
+    } else {
+        s = empi_sched_new(a->comm);
     }
-    sched_prepare(&stack, &s, a->comm, mode);
     int rc = s ? launch(fn, s, a, mode, request) : empi_err_comm(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     empi_unlock();
     return rc;

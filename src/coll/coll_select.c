@@ -82,7 +82,13 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_ALLGATHER, "bruck", 0, empi_allgather_bruck, "ceil(log2 p) steps, any p, final rotation"},
     {EMPI_COLL_ALLGATHER, "shm", EMPI_ALG_SINGLE_NODE, empi_allgather_shm,
      "every rank copies its block into a node-wide shared buffer, then all blocks out"},
+    {EMPI_COLL_ALLGATHER, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_allgather_shm_cma,
+     "every rank reads every other block straight from its owner's buffer (CMA; else shm)"},
     {EMPI_COLL_ALLGATHERV, "ring", 0, empi_allgatherv_ring, "p-1 steps passing blocks around a ring"},
+    {EMPI_COLL_ALLGATHERV, "shm", EMPI_ALG_SINGLE_NODE, empi_allgatherv_shm,
+     "every rank copies its block into a node-wide shared buffer, then all blocks out"},
+    {EMPI_COLL_ALLGATHERV, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_allgatherv_shm_cma,
+     "every rank reads every other block straight from its owner's buffer (CMA; else shm)"},
 
     {EMPI_COLL_ALLTOALL, "pairwise", 0, empi_alltoall_pairwise, "p-1 steps exchanging with rank+-k"},
     {EMPI_COLL_ALLTOALL, "linear", 0, empi_alltoall_linear, "all sends and receives posted at once"},

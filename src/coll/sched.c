@@ -18,13 +18,18 @@
 
 /* ---------------------------------------------------------------- building */
 
-void empi_sched_init(empi_sched_t *s, empi_comm_t *comm)
+void empi_sched_init_tag(empi_sched_t *s, empi_comm_t *comm, int tag)
 {
     memset(s, 0, offsetof(empi_sched_t, inline_ops));
     s->ops = s->inline_ops;
     s->cap = EMPI_SCHED_INLINE_OPS;
     s->comm = comm;
-    s->tag = empi_coll_next_tag(comm);
+    s->tag = tag;
+}
+
+void empi_sched_init(empi_sched_t *s, empi_comm_t *comm)
+{
+    empi_sched_init_tag(s, comm, empi_coll_next_tag(comm));
 }
 
 empi_sched_t *empi_sched_new(empi_comm_t *comm)

@@ -1,8 +1,9 @@
 /*
- * Allgather and alltoall with blocks larger than a shared-memory slot (64 KiB), which the
- * shared-memory algorithms move in slot-sized pieces: odd byte counts, a strided datatype (packed
- * through the byte view), MPI_IN_PLACE for allgather, blocking, nonblocking and persistent forms.
- * Run with EMPI_ALLGATHER_ALGORITHM=shm EMPI_ALLTOALL_ALGORITHM=shm (CMakeLists) so the pieces are
+ * Allgather, allgatherv and alltoall with blocks larger than a shared-memory slot (64 KiB), which
+ * the shared-memory algorithms move in slot-sized pieces: odd byte counts, a strided datatype
+ * (packed), MPI_IN_PLACE for allgather(v), blocking, nonblocking and persistent forms; allgatherv's
+ * blocks differ in size from rank to rank (so some run out pieces before others) and lie in
+ * reverse rank order with gaps. Run with the shm algorithms forced (CMakeLists) so the pieces are
  * what is tested; every byte is checked against the pattern of the rank and block it came from.
  */
 #include <stdlib.h>
@@ -23,6 +24,63 @@ static void allgather(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, 
     else
         CHECK_MPI(MPI_Allgather_init(s, scount, sdt, rbuf, count, dt, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
     empi_form_finish(&rq, form);
+}
+
+static void allgatherv(const char *sbuf, char *rbuf, const int *counts, const int *displs, MPI_Datatype dt, int form)
+{
+    MPI_Request rq;
+    int me = empi_rank();
+    const void *s = sbuf ? (const void *)sbuf : MPI_IN_PLACE;
+    if (form == EMPI_FORM_BLOCKING)
+        CHECK_MPI(MPI_Allgatherv(s, counts[me], dt, rbuf, counts, displs, dt, MPI_COMM_WORLD));
+    else if (form == EMPI_FORM_NONBLOCKING)
+        CHECK_MPI(MPI_Iallgatherv(s, counts[me], dt, rbuf, counts, displs, dt, MPI_COMM_WORLD, &rq));
+    else
+        CHECK_MPI(MPI_Allgatherv_init(s, counts[me], dt, rbuf, counts, displs, dt, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                      &rq));
+    empi_form_finish(&rq, form);
+}
+
+/* Allgatherv: rank r gives count * (r + 1) / p + r elements (rank 0 the fewest), placed in reverse
+   rank order with one element's gap after each block; gaps must stay untouched. */
+static void check_allgatherv(int count, MPI_Datatype dt, size_t extent, size_t data, int k)
+{
+    int rank = empi_rank(), p = empi_size();
+    int *counts = malloc(sizeof(int) * (size_t)p), *displs = malloc(sizeof(int) * (size_t)p);
+    CHECK(counts && displs, "out of memory");
+    int total = 0;
+    for (int r = p - 1; r >= 0; r--) {
+        counts[r] = (int)((long)count * (r + 1) / p) + r;
+        displs[r] = total;
+        total += counts[r] + 1;
+    }
+    size_t mine = (size_t)counts[rank] * extent;
+    char *sbuf = malloc(mine + 1), *rbuf = malloc((size_t)total * extent);
+    CHECK(sbuf && rbuf, "out of memory");
+    for (int form = 0; form < EMPI_NFORMS; form++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            memset(rbuf, 0x5a, (size_t)total * extent);
+            empi_fill(sbuf, mine, empi_seed(rank, 1, k));
+            if (in_place)
+                memcpy(rbuf + (size_t)displs[rank] * extent, sbuf, mine);
+            allgatherv(in_place ? NULL : sbuf, rbuf, counts, displs, dt, form);
+            for (int r = 0; r < p; r++) {
+                const char *got = rbuf + (size_t)displs[r] * extent;
+                for (size_t b = 0; b < (size_t)(counts[r] + 1) * extent; b++) {
+                    int in_block = b < (size_t)counts[r] * extent;
+                    int written = in_block && (data == extent || b % extent < data);
+                    int own = in_block && r == rank && in_place;
+                    uint8_t want = written || own ? empi_pattern_byte(empi_seed(r, 1, k), b) : 0x5a;
+                    CHECK((uint8_t)got[b] == want, "allgatherv shape %d form %d in_place %d: block %d byte %zu", k,
+                          form, in_place, r, b);
+                }
+            }
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    free(counts);
+    free(displs);
 }
 
 static void alltoall(const char *sbuf, char *rbuf, int count, MPI_Datatype dt, int form)
@@ -91,6 +149,7 @@ int main(int argc, char **argv)
         }
         free(sbuf);
         free(rbuf);
+        check_allgatherv(shapes[k].count, shapes[k].dt, shapes[k].extent, shapes[k].data, (int)k);
     }
     CHECK_MPI(MPI_Type_free(&strided));
     TEST_PASS();

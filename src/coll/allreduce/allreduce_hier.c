@@ -14,7 +14,6 @@ int empi_allreduce_hier_fast(const empi_coll_args_t *a, int *rc)
     struct empi_coll_hier *h;
     if (!empi_hier_ready(a, &h))
         return 0;
-    (void)empi_coll_next_tag(a->comm);
     empi_coll_args_t r = *a;
     r.coll = EMPI_COLL_REDUCE;
     r.comm = h->node;

@@ -21,6 +21,6 @@ int empi_allreduce_shm_fast(const empi_coll_args_t *a, int *rc)
     empi_shm_op_t o;
     if (!empi_shm_reduce_op(a->comm, a, 1, &o))
         return 0;
-    *rc = empi_shm_run_direct(a->comm, &o);
+    *rc = empi_shm_run_direct(&o);
     return 1;
 }

@@ -109,6 +109,6 @@ int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
     empi_shm_op_t o;
     if (!applies(a->comm, a, &o))
         return empi_allreduce_shm_fast(a, rc);
-    *rc = empi_shm_run_direct(a->comm, &o);
+    *rc = empi_shm_run_direct(&o);
     return 1;
 }

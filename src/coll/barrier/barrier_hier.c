@@ -10,7 +10,6 @@ int empi_barrier_hier_fast(const empi_coll_args_t *a, int *rc)
     struct empi_coll_hier *h;
     if (!empi_hier_ready(a, &h))
         return 0;
-    (void)empi_coll_next_tag(a->comm);
     empi_coll_args_t b = {.coll = EMPI_COLL_BARRIER, .comm = h->node};
     *rc = empi_coll_run_blocking(&b);
     if (*rc == MPI_SUCCESS && h->leaders) {

@@ -32,6 +32,6 @@ int empi_barrier_shm_fast(const empi_coll_args_t *a, int *rc)
     if (!m)
         return 0;
     empi_shm_op_t o = {.step = step, .m = m, .count = 0, .piece = 1, .esize = 1};
-    *rc = empi_shm_run_direct(a->comm, &o);
+    *rc = empi_shm_run_direct(&o);
     return 1;
 }

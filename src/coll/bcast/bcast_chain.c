@@ -10,7 +10,7 @@
 EMPI_ALG(empi_bcast_chain)
 {
     int p = s->comm->size, rank = s->comm->rank, root = a->root;
-    if (p == 1 || a->rcount == 0)
+    if (p == 1 || a->rcount * a->rdt->size == 0)
         return MPI_SUCCESS;
     empi_bytes_view_t bv;
     EMPI_TRY(empi_bytes_begin(s, &bv, a->rbuf, a->rcount, a->rdt, rank == root));

@@ -11,10 +11,9 @@ int empi_bcast_hier_fast(const empi_coll_args_t *a, int *rc)
     struct empi_coll_hier *h;
     if (!empi_hier_ready(a, &h))
         return 0;
-    (void)empi_coll_next_tag(a->comm);
     int me = a->comm->rank, root = a->root, rnode = h->node_of[root], rlead = h->leader_of_node[rnode];
     uint32_t ctx = EMPI_COLL_CONTEXT(a->comm);
-    int tag = empi_coll_next_tag(a->comm);
+    int tag = a->tag;
     *rc = MPI_SUCCESS;
     if (rlead != root) {
         if (me == root)

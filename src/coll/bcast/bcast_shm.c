@@ -39,7 +39,7 @@ static int step(empi_shm_op_t *o)
 EMPI_ALG(empi_bcast_shm)
 {
     struct empi_coll_shm *m;
-    if (a->rcount == 0 || !(m = empi_coll_shm_get(s->comm)) || one_copy_pair(m, a->rcount * a->rdt->size))
+    if (a->rcount * a->rdt->size == 0 || !(m = empi_coll_shm_get(s->comm)) || one_copy_pair(m, a->rcount * a->rdt->size))
         return empi_bcast_binomial(s, a);
     int root = s->comm->rank == a->root;
     empi_bytes_view_t bv;
@@ -53,11 +53,11 @@ EMPI_ALG(empi_bcast_shm)
 int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc)
 {
     struct empi_coll_shm *m;
-    if (!a->rdt->is_contig || a->rcount == 0 || !(m = empi_coll_shm_get(a->comm)) ||
+    if (!a->rdt->is_contig || a->rcount * a->rdt->size == 0 || !(m = empi_coll_shm_get(a->comm)) ||
         one_copy_pair(m, a->rcount * a->rdt->size))
         return 0;
     empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = a->rcount * a->rdt->size, .esize = 1,
                        .rbuf = (char *)a->rbuf + a->rdt->true_lb, .piece = (MPI_Count)m->slot};
-    *rc = empi_shm_run_direct(a->comm, &o);
+    *rc = empi_shm_run_direct(&o);
     return 1;
 }

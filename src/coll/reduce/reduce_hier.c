@@ -13,7 +13,6 @@ int empi_reduce_hier_fast(const empi_coll_args_t *a, int *rc)
     struct empi_coll_hier *h;
     if (!empi_hier_ready(a, &h))
         return 0;
-    (void)empi_coll_next_tag(a->comm);
     int me = a->comm->rank, root = a->root, rnode = h->node_of[root], rlead = h->leader_of_node[rnode];
     empi_datatype_t *dt = a->rdt;
     /* leaders need a buffer for the node result unless they are the root */
@@ -46,13 +45,10 @@ int empi_reduce_hier_fast(const empi_coll_args_t *a, int *rc)
     }
     if (*rc == MPI_SUCCESS && rlead != root) {
         uint32_t ctx = EMPI_COLL_CONTEXT(a->comm);
-        int tag = empi_coll_next_tag(a->comm);
         if (me == rlead)
-            *rc = empi_send(buf, a->rcount, dt, root, tag, a->comm, ctx);
+            *rc = empi_send(buf, a->rcount, dt, root, a->tag, a->comm, ctx);
         else if (me == root)
-            *rc = empi_recv(a->rbuf, a->rcount, dt, rlead, tag, a->comm, ctx, MPI_STATUS_IGNORE);
-    } else {
-        (void)empi_coll_next_tag(a->comm);
+            *rc = empi_recv(a->rbuf, a->rcount, dt, rlead, a->tag, a->comm, ctx, MPI_STATUS_IGNORE);
     }
     free(tmp);
     return 1;

@@ -12,8 +12,8 @@ int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc)
     empi_comm_t *c = a->comm;
     MPI_Count n = a->rcount;
     empi_datatype_t *dt = a->rdt;
-    int tag;
-    if (!empi_coll_fast_chain_start(a, &tag))
+    int tag = a->tag;
+    if (!empi_coll_fast_chain(a))
         return 0;
     *rc = MPI_SUCCESS;
     if (n == 0)

@@ -241,9 +241,8 @@ int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *tmpl)
     return empi_sched_fence(s);
 }
 
-int empi_shm_run_direct(empi_comm_t *comm, empi_shm_op_t *o)
+int empi_shm_run_direct(empi_shm_op_t *o)
 {
-    (void)empi_coll_next_tag(comm);   /* the schedule path takes one: stay in step with it */
     take_epochs(o);
     int idle = 0;
     for (;;) {

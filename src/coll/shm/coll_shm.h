@@ -217,7 +217,7 @@ static inline int empi_shm_cma_finish(empi_shm_op_t *o)
 /* Queue o (copied) as the schedule's shared-memory step. */
 int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *o);
 /* Run o to completion now (blocking fast paths); returns an MPI error class. */
-int empi_shm_run_direct(empi_comm_t *comm, empi_shm_op_t *o);
+int empi_shm_run_direct(empi_shm_op_t *o);
 /* Set up o as the reduce (all = 0: to a->root) or allreduce (all = 1) of the call `a` in shared
    memory (reduce_shm.c); 0 when that does not apply (derived types, no shared segment). */
 int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
