@@ -182,11 +182,13 @@ long long empi_coll_msg_bytes(const empi_coll_args_t *a)
         return c->rank == a->root ? (long long)(a->scount * a->sdt->size) : (long long)(a->rcount * a->rdt->size);
     case EMPI_COLL_ALLGATHER:
         return a->in_place ? (long long)(a->rcount * a->rdt->size) : (long long)(a->scount * a->sdt->size);
-    case EMPI_COLL_REDUCE_SCATTER: {
+    case EMPI_COLL_REDUCE_SCATTER: case EMPI_COLL_ALLGATHERV: {
+        /* every rank receives the same data: the same total everywhere */
         long long t = 0;
         for (int i = 0; i < c->size; i++)
             t += a->rcounts[i];
-        return t * a->rdt->size;
+        t *= a->rdt->size;
+        return a->coll == EMPI_COLL_ALLGATHERV ? t / c->size : t;
     }
     default:
         return 0;

@@ -1,6 +1,7 @@
 /*
- * Allgather, allgatherv and alltoall with blocks larger than a shared-memory slot (64 KiB), which
- * the shared-memory algorithms move in slot-sized pieces: odd byte counts, a strided datatype
+ * Allgather, allgatherv and alltoall with blocks larger than a shared-memory slot, which the
+ * shared-memory algorithms move in slot-sized pieces (the small_slots runs make them 64 KiB; the
+ * default slots, 512 KiB-1 MiB here, take these blocks whole): odd byte counts, a strided datatype
  * (packed), MPI_IN_PLACE for allgather(v), blocking, nonblocking and persistent forms; allgatherv's
  * blocks differ in size from rank to rank (so some run out pieces before others) and lie in
  * reverse rank order with gaps. Run with the shm algorithms forced (CMakeLists) so the pieces are
