@@ -1,4 +1,5 @@
-/* MPI_Alloc_mem / MPI_Free_mem: cache-line aligned heap memory (RMA windows may later register it). */
+/* MPI_Alloc_mem / MPI_Free_mem: cache-line aligned heap memory (RMA windows may later register it),
+   or more strictly aligned when the info key mpi_minimum_memory_alignment asks for it. */
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -16,9 +17,16 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Alloc_mem: baseptr is NULL");
     if (info != MPI_INFO_NULL && !empi_info_get(info))
         return empi_err_noobj(MPI_ERR_INFO, "MPI_Alloc_mem: invalid info %p", (void *)info);
+    /* The standard lets an implementation ignore only alignments below its own (and a value that
+       is no power of two is no alignment). */
+    const char *want = info != MPI_INFO_NULL ? empi_info_lookup(empi_info_get(info), "mpi_minimum_memory_alignment")
+                                             : NULL;
+    char *end = NULL;
+    unsigned long long a = want ? strtoull(want, &end, 10) : 0;
+    size_t align = a > ALLOC_MEM_ALIGN && !*end && (a & (a - 1)) == 0 ? (size_t)a : ALLOC_MEM_ALIGN;
     void *p = NULL;
     /* A zero-byte request still returns a unique pointer that Free_mem accepts. */
-    if (posix_memalign(&p, ALLOC_MEM_ALIGN, size ? (size_t)size : 1) != 0)
+    if (posix_memalign(&p, align, size ? (size_t)size : 1) != 0)
         return empi_err_noobj(MPI_ERR_NO_MEM, "MPI_Alloc_mem: cannot allocate %ld bytes", (long)size);
     *(void **)baseptr = p;
     return MPI_SUCCESS;

@@ -9,15 +9,15 @@
 #include "core/global.h"
 #include "datatype/dt_internal.h"
 
+/* Errors after the communicator is known go to its handler: comm is the call's object. */
 static int common_checks(const char *fname, MPI_Count count, MPI_Datatype datatype, MPI_Comm comm,
-                         empi_datatype_t **dt)
+                         empi_datatype_t **dt, empi_comm_t **c)
 {
-    if (!empi_comm_get(comm))
-        return empi_err_noobj(MPI_ERR_COMM, "%s: comm is not a valid communicator", fname);
+    EMPI_CHECK(empi_comm_check(comm, fname, c));
     const char *why;
     int rc = empi_datatype_check(datatype, count, dt, &why);
     if (rc != MPI_SUCCESS)
-        return empi_err_noobj(rc, "%s: %s", fname, why);
+        return empi_err_comm(*c, rc, "%s: %s", fname, why);
     return MPI_SUCCESS;
 }
 
@@ -25,12 +25,13 @@ static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Dat
                 MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(common_checks(fname, incount, datatype, comm, &dt));
+    empi_comm_t *c;
+    EMPI_CHECK(common_checks(fname, incount, datatype, comm, &dt, &c));
     if (!position)
-        return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: position is NULL", fname);
     MPI_Count bytes = incount * dt->size;
     if (*position < 0 || outsize - *position < bytes)
-        return empi_err_noobj(MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit at position %lld of a %lld-byte buffer",
+        return empi_err_comm(c, MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit at position %lld of a %lld-byte buffer",
                               fname, (long long)bytes, (long long)*position, (long long)outsize);
     empi_dt_pack(inbuf, incount, dt, 0, (char *)outbuf + *position, bytes);
     *position += bytes;
@@ -41,12 +42,13 @@ static int unpack(const char *fname, const void *inbuf, MPI_Count insize, MPI_Co
                   MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(common_checks(fname, outcount, datatype, comm, &dt));
+    empi_comm_t *c;
+    EMPI_CHECK(common_checks(fname, outcount, datatype, comm, &dt, &c));
     if (!position)
-        return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: position is NULL", fname);
     MPI_Count bytes = outcount * dt->size;
     if (*position < 0 || insize - *position < bytes)
-        return empi_err_noobj(MPI_ERR_TRUNCATE, "%s: %lld bytes wanted at position %lld of a %lld-byte buffer",
+        return empi_err_comm(c, MPI_ERR_TRUNCATE, "%s: %lld bytes wanted at position %lld of a %lld-byte buffer",
                               fname, (long long)bytes, (long long)*position, (long long)insize);
     empi_dt_unpack(outbuf, outcount, dt, 0, (const char *)inbuf + *position, bytes);
     *position += bytes;
@@ -97,14 +99,12 @@ EMPI_WEAK_ALIAS(Pack_size)
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(common_checks("MPI_Pack_size", incount, datatype, comm, &dt));
+    empi_comm_t *c;
+    EMPI_CHECK(common_checks("MPI_Pack_size", incount, datatype, comm, &dt, &c));
     if (!size)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
     MPI_Count bytes = (MPI_Count)incount * dt->size;
-    if (bytes > INT_MAX)
-        return empi_err_noobj(MPI_ERR_VALUE_TOO_LARGE, "MPI_Pack_size: %lld bytes do not fit an int; "
-                              "use MPI_Pack_size_c", (long long)bytes);
-    *size = (int)bytes;
+    *size = bytes > INT_MAX ? MPI_UNDEFINED : (int)bytes;   /* the standard's answer for "does not fit" */
     return MPI_SUCCESS;
 }
 
@@ -112,9 +112,10 @@ EMPI_WEAK_ALIAS(Pack_size_c)
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
     empi_datatype_t *dt;
-    EMPI_CHECK(common_checks("MPI_Pack_size_c", incount, datatype, comm, &dt));
+    empi_comm_t *c;
+    EMPI_CHECK(common_checks("MPI_Pack_size_c", incount, datatype, comm, &dt, &c));
     if (!size)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pack_size_c: size is NULL");
+        return empi_err_comm(c, MPI_ERR_ARG, "MPI_Pack_size_c: size is NULL");
     *size = incount * dt->size;
     return MPI_SUCCESS;
 }

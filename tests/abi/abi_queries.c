@@ -71,6 +71,22 @@ static void check_alloc_mem(void) {
   }
   void *p = NULL;
   CHECK_ERR(MPI_Alloc_mem(-1, MPI_INFO_NULL, &p), MPI_ERR_SIZE);
+  /* mpi_minimum_memory_alignment: larger alignments are honoured; a value that is no power of two
+     is ignored (the default alignment still holds) */
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  const char *aligns[] = {"4096", "65536", "8", "3000"};
+  const uintptr_t want[] = {4096, 65536, 64, 64};
+  for (int k = 0; k < 4; k++) {
+    CHECK_MPI(MPI_Info_set(info, "mpi_minimum_memory_alignment", aligns[k]));
+    for (int i = 0; i < 4; i++) {
+      p = NULL;
+      CHECK_MPI(MPI_Alloc_mem(100 + 1000 * i, info, &p));
+      CHECK(((uintptr_t)p & (want[k] - 1)) == 0, "alignment %s: %p", aligns[k], p);
+      CHECK_MPI(MPI_Free_mem(p));
+    }
+  }
+  CHECK_MPI(MPI_Info_free(&info));
 }
 
 int main(int argc, char **argv) {

@@ -200,6 +200,32 @@ static void packed_messages(int peer)
     CHECK_MPI(MPI_Type_free(&v));
 }
 
+/* Pack_size of more bytes than an int holds is MPI_UNDEFINED (the _c form gives the number), and
+   a failing Pack calls the handler of its communicator, not MPI_COMM_SELF's (still fatal here). */
+static void pack_sizes_and_handlers(void)
+{
+    MPI_Datatype mib, four_gib;
+    CHECK_MPI(MPI_Type_contiguous(1 << 20, MPI_BYTE, &mib));
+    CHECK_MPI(MPI_Type_contiguous(4096, mib, &four_gib));   /* never allocated */
+    CHECK_MPI(MPI_Type_commit(&four_gib));
+    int size = 0;
+    MPI_Count size_c = 0;
+    CHECK_MPI(MPI_Pack_size(1, four_gib, MPI_COMM_WORLD, &size));
+    CHECK(size == MPI_UNDEFINED, "Pack_size of 4 GiB gave %d, not MPI_UNDEFINED", size);
+    CHECK_MPI(MPI_Pack_size_c(1, four_gib, MPI_COMM_WORLD, &size_c));
+    CHECK(size_c == (MPI_Count)1 << 32, "Pack_size_c of 4 GiB gave %lld", (long long)size_c);
+    MPI_Comm quiet;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &quiet));
+    CHECK_MPI(MPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN));
+    int data[4] = {1, 2, 3, 4}, pos = 0;
+    char out[8];
+    CHECK_ERR(MPI_Pack(data, 4, MPI_INT, out, sizeof out, &pos, quiet), MPI_ERR_TRUNCATE);
+    CHECK_ERR(MPI_Pack_size(-1, MPI_INT, quiet, &size), MPI_ERR_COUNT);
+    CHECK_MPI(MPI_Comm_free(&quiet));
+    CHECK_MPI(MPI_Type_free(&four_gib));
+    CHECK_MPI(MPI_Type_free(&mib));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -212,6 +238,7 @@ int main(int argc, char **argv)
     free_while_pending(peer);
     truncation_and_partial(peer);
     packed_messages(peer);
+    pack_sizes_and_handlers();
     TEST_PASS();
     MPI_Finalize();
     return 0;

@@ -100,6 +100,9 @@ static void round_trip(MPI_Request sreq, MPI_Request rreq, int *sbuf, int *rbuf,
   int flag = 0;
   CHECK_MPI(MPI_Parrived(rreq, 0, &flag));
   CHECK(flag, "Parrived false on a completed round");
+  flag = 0;
+  CHECK_MPI(MPI_Parrived(MPI_REQUEST_NULL, 3, &flag));   /* a null request: flag true, no error */
+  CHECK(flag, "Parrived false on MPI_REQUEST_NULL");
 }
 
 /* Three channels on one (communicator, peer, tag) with different partitionings pair in init order
