@@ -30,11 +30,10 @@ static inline size_t empi_ag_len(const empi_shm_op_t *o, int i)
 /* Bytes of the largest block of the allgather or allgatherv call `a` (the same on every rank). */
 size_t empi_ag_largest(const empi_coll_args_t *a);
 /*
- * Set o (sbuf, rbuf, nb, plan) up for the call `a` (with a non-empty block): this rank's block as
- * contiguous bytes, the receive buffer as contiguous bytes (a packed copy for non-contiguous
- * types, unpacked by empi_ag_finish). Returns an MPI error class.
+ * Queue o (its step, m, count, piece and esize set) for the call `a` (with a non-empty block): o
+ * gets this rank's block and the receive buffer as contiguous bytes (sbuf, rbuf, nb, plan; packed
+ * copies for non-contiguous types, unpacked after it). Returns an MPI error class.
  */
-int empi_ag_begin(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o);
-int empi_ag_finish(empi_sched_t *s, const empi_coll_args_t *a, const empi_shm_op_t *o);
+int empi_ag_build(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o);
 
 #endif

@@ -46,11 +46,8 @@ static int build(empi_sched_t *s, const empi_coll_args_t *a, int (*fallback)(emp
     size_t largest = empi_ag_largest(a);
     if (largest == 0 || !(m = empi_coll_shm_get(s->comm)))
         return fallback(s, a);
-    empi_shm_op_t o = {.step = step, .m = m, .piece = (MPI_Count)m->slot, .esize = 1};
-    EMPI_TRY(empi_ag_begin(s, a, &o));
-    o.count = (MPI_Count)largest;
-    EMPI_TRY(empi_shm_build(s, &o));
-    return empi_ag_finish(s, a, &o);
+    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)largest, .piece = (MPI_Count)m->slot, .esize = 1};
+    return empi_ag_build(s, a, &o);
 }
 
 EMPI_ALG(empi_allgather_shm)
@@ -105,7 +102,9 @@ size_t empi_ag_largest(const empi_coll_args_t *a)
     return largest;
 }
 
-int empi_ag_begin(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o)
+/* o's sbuf, rbuf, nb and plan for the call: this rank's block and the receive buffer as contiguous
+   bytes (a packed copy for non-contiguous types, unpacked by finish). */
+static int begin(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o)
 {
     int p = s->comm->size, me = s->comm->rank;
     empi_ag_blocks_t *b = empi_sched_tmp(s, sizeof *b);
@@ -133,7 +132,7 @@ int empi_ag_begin(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o)
     return MPI_SUCCESS;
 }
 
-int empi_ag_finish(empi_sched_t *s, const empi_coll_args_t *a, const empi_shm_op_t *o)
+static int finish(empi_sched_t *s, const empi_coll_args_t *a, const empi_shm_op_t *o)
 {
     empi_ag_blocks_t *b = o->plan;
     if (!a->rcounts)
@@ -145,4 +144,11 @@ int empi_ag_finish(empi_sched_t *s, const empi_coll_args_t *a, const empi_shm_op
             EMPI_TRY(empi_sched_copy(s, o->rbuf + b->off[i], (MPI_Count)b->len[i], empi_byte_type,
                                      empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt));
     return empi_sched_fence(s);
+}
+
+int empi_ag_build(empi_sched_t *s, const empi_coll_args_t *a, empi_shm_op_t *o)
+{
+    EMPI_TRY(begin(s, a, o));
+    EMPI_TRY(empi_shm_build(s, o));
+    return finish(s, a, o);
 }

@@ -46,9 +46,7 @@ static int build(empi_sched_t *s, const empi_coll_args_t *a, int (*fallback)(emp
     if (empi_ag_largest(a) == 0 || !(m = empi_coll_shm_get(s->comm)) || !m->cma)
         return fallback(s, a);
     empi_shm_op_t o = {.step = step, .m = m, .count = 1, .piece = 1, .esize = 1};
-    EMPI_TRY(empi_ag_begin(s, a, &o));
-    EMPI_TRY(empi_shm_build(s, &o));
-    return empi_ag_finish(s, a, &o);
+    return empi_ag_build(s, a, &o);
 }
 
 EMPI_ALG(empi_allgather_shm_cma)
