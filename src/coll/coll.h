@@ -276,6 +276,8 @@ void empi_coll_hier_free(struct empi_coll_hier *h);
 /* Host index of a world rank as the collectives see it (EMPI_COLL_FAKE_PPN can split one host
    into groups of that many consecutive ranks, to exercise the hierarchy on one machine). */
 int empi_coll_node_of_world(int world_rank);
+/* The info argument of a persistent collective: MPI_INFO_NULL or a valid info (raises otherwise). */
+int empi_coll_check_info(const char *fn, MPI_Comm comm, MPI_Info info);
 /* Run a blocking collective (selection + fast path or schedule) without raising; for the
    hierarchy's sub-collectives. Returns an MPI error class. */
 int empi_coll_run_blocking(empi_coll_args_t *a);

@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "coll/coll_api.h"
+#include "core/error.h"
 #include "core/global.h"
 
 EMPI_WEAK_ALIAS(Barrier)
@@ -19,7 +20,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 EMPI_WEAK_ALIAS(Barrier_init)
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Barrier_init", comm, info));
     return empi_coll_barrier("MPI_Barrier_init", comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -50,14 +51,14 @@ int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root
 EMPI_WEAK_ALIAS(Bcast_init)
 int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Bcast_init", comm, info));
     return empi_coll_bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Bcast_init_c)
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Bcast_init_c", comm, info));
     return empi_coll_bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -88,14 +89,14 @@ int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 EMPI_WEAK_ALIAS(Reduce_init)
 int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_init", comm, info));
     return empi_coll_red("MPI_Reduce_init", EMPI_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Reduce_init_c)
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_init_c", comm, info));
     return empi_coll_red("MPI_Reduce_init_c", EMPI_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -126,14 +127,14 @@ int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 EMPI_WEAK_ALIAS(Allreduce_init)
 int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allreduce_init", comm, info));
     return empi_coll_red("MPI_Allreduce_init", EMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Allreduce_init_c)
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allreduce_init_c", comm, info));
     return empi_coll_red("MPI_Allreduce_init_c", EMPI_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -164,14 +165,14 @@ int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 EMPI_WEAK_ALIAS(Scan_init)
 int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scan_init", comm, info));
     return empi_coll_red("MPI_Scan_init", EMPI_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Scan_init_c)
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scan_init_c", comm, info));
     return empi_coll_red("MPI_Scan_init_c", EMPI_COLL_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -202,14 +203,14 @@ int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Data
 EMPI_WEAK_ALIAS(Exscan_init)
 int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Exscan_init", comm, info));
     return empi_coll_red("MPI_Exscan_init", EMPI_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Exscan_init_c)
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Exscan_init_c", comm, info));
     return empi_coll_red("MPI_Exscan_init_c", EMPI_COLL_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -240,14 +241,14 @@ int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count r
 EMPI_WEAK_ALIAS(Reduce_scatter_block_init)
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_scatter_block_init", comm, info));
     return empi_coll_red("MPI_Reduce_scatter_block_init", EMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Reduce_scatter_block_init_c)
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_scatter_block_init_c", comm, info));
     return empi_coll_red("MPI_Reduce_scatter_block_init_c", EMPI_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype, op, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -278,14 +279,14 @@ int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count r
 EMPI_WEAK_ALIAS(Reduce_scatter_init)
 int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_scatter_init", comm, info));
     return empi_coll_reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, NULL, datatype, op, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Reduce_scatter_init_c)
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Reduce_scatter_init_c", comm, info));
     return empi_coll_reduce_scatter("MPI_Reduce_scatter_init_c", sendbuf, recvbuf, NULL, recvcounts, datatype, op, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -316,14 +317,14 @@ int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 EMPI_WEAK_ALIAS(Gather_init)
 int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Gather_init", comm, info));
     return empi_coll_gather("MPI_Gather_init", EMPI_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Gather_init_c)
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Gather_init_c", comm, info));
     return empi_coll_gather("MPI_Gather_init_c", EMPI_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -354,14 +355,14 @@ int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 EMPI_WEAK_ALIAS(Scatter_init)
 int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scatter_init", comm, info));
     return empi_coll_gather("MPI_Scatter_init", EMPI_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Scatter_init_c)
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scatter_init_c", comm, info));
     return empi_coll_gather("MPI_Scatter_init_c", EMPI_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -392,14 +393,14 @@ int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 EMPI_WEAK_ALIAS(Allgather_init)
 int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allgather_init", comm, info));
     return empi_coll_gather("MPI_Allgather_init", EMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Allgather_init_c)
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allgather_init_c", comm, info));
     return empi_coll_gather("MPI_Allgather_init_c", EMPI_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -430,14 +431,14 @@ int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 EMPI_WEAK_ALIAS(Alltoall_init)
 int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoall_init", comm, info));
     return empi_coll_gather("MPI_Alltoall_init", EMPI_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Alltoall_init_c)
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoall_init_c", comm, info));
     return empi_coll_gather("MPI_Alltoall_init_c", EMPI_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -468,14 +469,14 @@ int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 EMPI_WEAK_ALIAS(Gatherv_init)
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Gatherv_init", comm, info));
     return empi_coll_gatherv("MPI_Gatherv_init", EMPI_COLL_GATHERV, sendbuf, sendcount, NULL, NULL, NULL, NULL, sendtype, recvbuf, 0, recvcounts, NULL, displs, NULL, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Gatherv_init_c)
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Gatherv_init_c", comm, info));
     return empi_coll_gatherv("MPI_Gatherv_init_c", EMPI_COLL_GATHERV, sendbuf, sendcount, NULL, NULL, NULL, NULL, sendtype, recvbuf, 0, NULL, recvcounts, NULL, displs, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -506,14 +507,14 @@ int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 EMPI_WEAK_ALIAS(Allgatherv_init)
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allgatherv_init", comm, info));
     return empi_coll_gatherv("MPI_Allgatherv_init", EMPI_COLL_ALLGATHERV, sendbuf, sendcount, NULL, NULL, NULL, NULL, sendtype, recvbuf, 0, recvcounts, NULL, displs, NULL, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Allgatherv_init_c)
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Allgatherv_init_c", comm, info));
     return empi_coll_gatherv("MPI_Allgatherv_init_c", EMPI_COLL_ALLGATHERV, sendbuf, sendcount, NULL, NULL, NULL, NULL, sendtype, recvbuf, 0, NULL, recvcounts, NULL, displs, recvtype, 0, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -544,14 +545,14 @@ int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 EMPI_WEAK_ALIAS(Scatterv_init)
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scatterv_init", comm, info));
     return empi_coll_gatherv("MPI_Scatterv_init", EMPI_COLL_SCATTERV, sendbuf, 0, sendcounts, NULL, displs, NULL, sendtype, recvbuf, recvcount, NULL, NULL, NULL, NULL, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Scatterv_init_c)
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Scatterv_init_c", comm, info));
     return empi_coll_gatherv("MPI_Scatterv_init_c", EMPI_COLL_SCATTERV, sendbuf, 0, NULL, sendcounts, NULL, displs, sendtype, recvbuf, recvcount, NULL, NULL, NULL, NULL, recvtype, root, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -582,14 +583,14 @@ int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 EMPI_WEAK_ALIAS(Alltoallv_init)
 int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoallv_init", comm, info));
     return empi_coll_alltoallv("MPI_Alltoallv_init", EMPI_COLL_ALLTOALLV, sendbuf, sendcounts, NULL, sdispls, NULL, sendtype, NULL, recvbuf, recvcounts, NULL, rdispls, NULL, recvtype, NULL, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Alltoallv_init_c)
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoallv_init_c", comm, info));
     return empi_coll_alltoallv("MPI_Alltoallv_init_c", EMPI_COLL_ALLTOALLV, sendbuf, NULL, sendcounts, NULL, sdispls, sendtype, NULL, recvbuf, NULL, recvcounts, NULL, rdispls, recvtype, NULL, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -620,14 +621,14 @@ int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const M
 EMPI_WEAK_ALIAS(Alltoallw_init)
 int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoallw_init", comm, info));
     return empi_coll_alltoallv("MPI_Alltoallw_init", EMPI_COLL_ALLTOALLW, sendbuf, sendcounts, NULL, sdispls, NULL, MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts, NULL, rdispls, NULL, MPI_DATATYPE_NULL, recvtypes, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Alltoallw_init_c)
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Alltoallw_init_c", comm, info));
     return empi_coll_alltoallv("MPI_Alltoallw_init_c", EMPI_COLL_ALLTOALLW, sendbuf, NULL, sendcounts, NULL, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, NULL, recvcounts, NULL, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, EMPI_COLL_PERSISTENT, request);
 }
 

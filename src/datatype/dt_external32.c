@@ -248,9 +248,11 @@ void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void
 static int check(const char *fname, const char *datarep, MPI_Datatype datatype, MPI_Count count,
                  empi_datatype_t **dt, MPI_Count *esize)
 {
-    if (!datarep || strcasecmp(datarep, "external32") != 0)
+    if (!datarep)
+        return empi_err_noobj(MPI_ERR_ARG, "%s: datarep is NULL", fname);
+    if (strcasecmp(datarep, "external32") != 0)
         return empi_err_noobj(MPI_ERR_UNSUPPORTED_DATAREP, "%s: datarep \"%s\" is not \"external32\"", fname,
-                              datarep ? datarep : "(null)");
+                              datarep);
     const char *why;
     int rc = empi_datatype_check(datatype, count, dt, &why);
     if (rc != MPI_SUCCESS)
@@ -270,6 +272,8 @@ static int pack_external(const char *fname, const char *datarep, const void *inb
     EMPI_CHECK(check(fname, datarep, datatype, incount, &dt, &esize));
     if (!position)
         return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
+    if (empi_buffer_missing(inbuf, incount, dt) || (esize > 0 && !outbuf))
+        return empi_err_noobj(MPI_ERR_BUFFER, "%s: %s is NULL with data to pack", fname, outbuf ? "inbuf" : "outbuf");
     if (*position < 0 || outsize - *position < esize)
         return empi_err_noobj(MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit at position %lld of a %lld-byte buffer",
                               fname, (long long)esize, (long long)*position, (long long)outsize);
@@ -293,6 +297,9 @@ static int unpack_external(const char *fname, const char *datarep, const void *i
     EMPI_CHECK(check(fname, datarep, datatype, outcount, &dt, &esize));
     if (!position)
         return empi_err_noobj(MPI_ERR_ARG, "%s: position is NULL", fname);
+    if (empi_buffer_missing(outbuf, outcount, dt) || (esize > 0 && !inbuf))
+        return empi_err_noobj(MPI_ERR_BUFFER, "%s: %s is NULL with data to unpack", fname,
+                              inbuf ? "outbuf" : "inbuf");
     if (*position < 0 || insize - *position < esize)
         return empi_err_noobj(MPI_ERR_TRUNCATE, "%s: %lld bytes wanted at position %lld of a %lld-byte buffer",
                               fname, (long long)esize, (long long)*position, (long long)insize);

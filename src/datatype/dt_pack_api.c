@@ -30,6 +30,9 @@ static int pack(const char *fname, const void *inbuf, MPI_Count incount, MPI_Dat
     if (!position)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: position is NULL", fname);
     MPI_Count bytes = incount * dt->size;
+    if (empi_buffer_missing(inbuf, incount, dt) || (bytes > 0 && !outbuf))
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %s is NULL with %lld bytes to pack", fname,
+                             outbuf ? "inbuf" : "outbuf", (long long)bytes);
     if (*position < 0 || outsize - *position < bytes)
         return empi_err_comm(c, MPI_ERR_TRUNCATE, "%s: %lld bytes do not fit at position %lld of a %lld-byte buffer",
                               fname, (long long)bytes, (long long)*position, (long long)outsize);
@@ -47,6 +50,9 @@ static int unpack(const char *fname, const void *inbuf, MPI_Count insize, MPI_Co
     if (!position)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: position is NULL", fname);
     MPI_Count bytes = outcount * dt->size;
+    if (empi_buffer_missing(outbuf, outcount, dt) || (bytes > 0 && !inbuf))
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %s is NULL with %lld bytes to unpack", fname,
+                             inbuf ? "outbuf" : "inbuf", (long long)bytes);
     if (*position < 0 || insize - *position < bytes)
         return empi_err_comm(c, MPI_ERR_TRUNCATE, "%s: %lld bytes wanted at position %lld of a %lld-byte buffer",
                               fname, (long long)bytes, (long long)*position, (long long)insize);

@@ -82,6 +82,9 @@ static int reduce_local(const char *fname, const void *inbuf, void *inoutbuf, MP
         return empi_err_noobj(rc, "%s: %s", fname, why);
     if (count > 0 && (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE))
         return empi_err_noobj(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed", fname);
+    if (empi_buffer_missing(inbuf, count, dt) || empi_buffer_missing(inoutbuf, count, dt))
+        return empi_err_noobj(MPI_ERR_BUFFER, "%s: %s is NULL with %lld elements", fname,
+                              empi_buffer_missing(inbuf, count, dt) ? "inbuf" : "inoutbuf", (long long)count);
     if (empi_op_check_reduce(o, dt) != MPI_SUCCESS)
         return empi_err_noobj(MPI_ERR_OP, "%s: the operation is not defined for datatype %s", fname,
                               dt->name[0] ? dt->name : "(derived)");

@@ -86,7 +86,7 @@ static int sendrecv_api(const char *fn, const void *sbuf, MPI_Count scount, MPI_
 {
     empi_comm_t *c;
     empi_datatype_t *sdt, *rdt;
-    if (request)
+    if (fn[4] == 'I')   /* MPI_Isendrecv*: a request is owed (NULL one means blocking internally) */
         EMPI_CHECK(empi_check_ptr(fn, NULL, request, "request"));
     empi_lock();
     int rc = check_pair(fn, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, &c, &sdt, &rdt);

@@ -9,7 +9,7 @@ static int check_buffer(const char *fn, empi_comm_t *c, const void *buf, MPI_Cou
     int rc = empi_datatype_check(datatype, count, dt, &why);
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "%s: %s", fn, why ? why : "invalid datatype or count");
-    if (!buf && count > 0 && (*dt)->size > 0 && (*dt)->is_contig && (*dt)->true_lb == 0)
+    if (empi_buffer_missing(buf, count, *dt))
         return empi_err_comm(c, MPI_ERR_BUFFER, "%s: buf is NULL with count %lld", fn, (long long)count);
     return MPI_SUCCESS;
 }

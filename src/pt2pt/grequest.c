@@ -81,7 +81,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
 EMPI_WEAK_ALIAS(Grequest_complete)
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    empi_request_t *req = empi_request_get(request);
+    empi_request_t *req = empi_request_lookup(request);   /* the user may have freed it already */
     if (!req || req->ops != &greq_ops)
         return empi_err_noobj(MPI_ERR_REQUEST, "MPI_Grequest_complete: %p is not a generalized request",
                               (void *)request);

@@ -534,7 +534,8 @@ static int check_part(const char *fn, MPI_Request h, int want_send, part_t **out
     return MPI_SUCCESS;
 }
 
-static int mark_ready(const char *fn, part_t *p, int i)
+/* May partition i be marked ready now? (Checked for every partition of a call before any is.) */
+static int check_ready(const char *fn, part_t *p, int i)
 {
     empi_request_t *r = p->req;
     if (!r->active)
@@ -542,20 +543,33 @@ static int mark_ready(const char *fn, part_t *p, int i)
     if (i < 0 || i >= p->nparts)
         return empi_err_comm(r->comm, MPI_ERR_ARG, "%s: partition %d is not in [0, %d)", fn, i, p->nparts);
     if (p->flag[i])
-        return empi_err_comm(r->comm, MPI_ERR_ARG, "%s: partition %d is already ready in this round", fn, i);
-    p->flag[i] = 1;
-    if (r->peer != MPI_PROC_NULL && p->established)
-        note_error(p, start_partition_send(p, i));
+        return empi_err_comm(r->comm, MPI_ERR_ARG, "%s: partition %d is %s", fn, i,
+                             p->flag[i] == 1 ? "already ready in this round" : "named twice");
     return MPI_SUCCESS;
 }
 
+/* Mark n partitions ready (lo.. or list[]), all or none: a failing call leaves the round as it was. */
 static int pready_n(const char *fn, MPI_Request request, int n, int lo, const int *list)
 {
     part_t *p = NULL;
     empi_lock();
-    int rc = check_part(fn, request, 1, &p);
-    for (int k = 0; rc == MPI_SUCCESS && k < n; k++)
-        rc = mark_ready(fn, p, list ? list[k] : lo + k);
+    int rc = check_part(fn, request, 1, &p), k = 0;
+    for (; rc == MPI_SUCCESS && k < n; k++) {   /* claim each (2), which also catches repeats */
+        int i = list ? list[k] : lo + k;
+        if ((rc = check_ready(fn, p, i)) == MPI_SUCCESS)
+            p->flag[i] = 2;
+    }
+    for (int j = 0; j < k; j++) {
+        int i = list ? list[j] : lo + j;
+        if (rc != MPI_SUCCESS) {
+            if (i >= 0 && i < p->nparts && p->flag[i] == 2)
+                p->flag[i] = 0;
+            continue;
+        }
+        p->flag[i] = 1;
+        if (p->req->peer != MPI_PROC_NULL && p->established)
+            note_error(p, start_partition_send(p, i));
+    }
     if (rc == MPI_SUCCESS)
         poll_part(p);
     empi_unlock();

@@ -5,12 +5,18 @@
 
 static empi_pool_t request_pool = EMPI_POOL_INITIALIZER(empi_request_t, "request");
 
-empi_request_t *empi_request_get(MPI_Request h)
+empi_request_t *empi_request_lookup(MPI_Request h)
 {
     if (empi_handle_is_predefined(h))
         return NULL;
     empi_request_t *req = (empi_request_t *)h;
     return req->obj.magic == EMPI_MAGIC_REQUEST ? req : NULL;
+}
+
+empi_request_t *empi_request_get(MPI_Request h)
+{
+    empi_request_t *req = empi_request_lookup(h);
+    return req && !req->user_freed ? req : NULL;
 }
 
 empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm)

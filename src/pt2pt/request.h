@@ -74,7 +74,11 @@ struct empi_request {
     empi_request_t *next, *prev;  /* queue links (posted receives, pending sends, active list) */
 };
 
-empi_request_t *empi_request_get(MPI_Request h);  /* NULL if invalid; MPI_REQUEST_NULL is invalid */
+/* The request a user handle names: NULL if invalid (MPI_REQUEST_NULL included) or freed by the user
+   (MPI_Request_free while active: the object lives on until it completes, the handle does not). */
+empi_request_t *empi_request_get(MPI_Request h);
+/* Any live request object, freed by the user or not (MPI_Grequest_complete may follow the free). */
+empi_request_t *empi_request_lookup(MPI_Request h);
 empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm);
 void empi_request_set_complete(empi_request_t *req);
 /* Drop the library's reference (after completion was reported to the user, or at Request_free). */

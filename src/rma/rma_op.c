@@ -141,11 +141,17 @@ static int prepare(empi_win_t *w, const char *fname, empi_rma_op_t *op, MPI_Data
                             "target %d, not a fence or start epoch",
                             fname, op->target);
     op->bytes = op->tcount * op->tdt->size;
-    if (op->kind != EMPI_RMA_GET_ACC || op->op->handle != MPI_NO_OP) {
-        if (op->ocount * op->odt->size != op->bytes)
-            return empi_err_win(w, MPI_ERR_TYPE, "%s: the origin has %ld bytes of data, the target %ld", fname,
-                                (long)(op->ocount * op->odt->size), (long)op->bytes);
-    }
+    int uses_origin = op->kind != EMPI_RMA_GET_ACC || op->op->handle != MPI_NO_OP;
+    if (uses_origin && op->ocount * op->odt->size != op->bytes)
+        return empi_err_win(w, MPI_ERR_TYPE, "%s: the origin has %ld bytes of data, the target %ld", fname,
+                            (long)(op->ocount * op->odt->size), (long)op->bytes);
+    const empi_datatype_t *rdt = op->rdt ? op->rdt : op->tdt;   /* compare_and_swap: one datatype */
+    if (uses_origin && empi_buffer_missing(op->obuf, op->ocount, op->odt))
+        return empi_err_win(w, MPI_ERR_BUFFER, "%s: origin_addr is NULL with data to move", fname);
+    if (op->kind >= EMPI_RMA_GET_ACC && empi_buffer_missing(op->rbuf, op->rcount, rdt))
+        return empi_err_win(w, MPI_ERR_BUFFER, "%s: result_addr is NULL", fname);
+    if (op->kind == EMPI_RMA_CAS && empi_buffer_missing(op->cbuf, 1, rdt))
+        return empi_err_win(w, MPI_ERR_BUFFER, "%s: compare_addr is NULL", fname);
     return check_range(w, op, disp, fname);
 }
 
@@ -212,7 +218,7 @@ static int put_get(const char *fname, empi_rma_kind_t kind, const void *obuf, MP
     EMPI_CHECK(empi_win_check(win, fname, &w));
     if (request == NULL && fname[4] == 'R')
         return empi_err_win(w, MPI_ERR_ARG, "%s: request is NULL", fname);
-    if (!request && odt == tdt && ocount == tcount &&
+    if (!request && obuf && odt == tdt && ocount == tcount &&
         empi_rma_put_get_fast(w, kind == EMPI_RMA_GET, obuf, tcount, tdt, target, disp) == MPI_SUCCESS)
         return MPI_SUCCESS;
     empi_rma_op_t op;
@@ -241,7 +247,7 @@ static int accumulate(const char *fname, const void *obuf, MPI_Count ocount, MPI
         ocount = rcount;
         odt = rdt;
     }
-    if (!request && odt == tdt && ocount == tcount && (!fetch || (rdt == tdt && rcount == tcount)) &&
+    if (!request && obuf && odt == tdt && ocount == tcount && (!fetch || (rbuf && rdt == tdt && rcount == tcount)) &&
         empi_rma_acc_fast(w, obuf, tcount, tdt, fetch ? rbuf : NULL, target, disp, mop) == MPI_SUCCESS)
         return MPI_SUCCESS;
     empi_rma_op_t op;

@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "coll/neighbor/neighbor_api.h"
+#include "core/error.h"
 #include "core/global.h"
 
 EMPI_WEAK_ALIAS(Neighbor_allgather)
@@ -31,14 +32,14 @@ int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 EMPI_WEAK_ALIAS(Neighbor_allgather_init)
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_allgather_init", comm, info));
     return empi_neighbor_uniform("MPI_Neighbor_allgather_init", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgather_init_c)
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_allgather_init_c", comm, info));
     return empi_neighbor_uniform("MPI_Neighbor_allgather_init_c", EMPI_NEIGHBOR_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -69,14 +70,14 @@ int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
 EMPI_WEAK_ALIAS(Neighbor_allgatherv_init)
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_allgatherv_init", comm, info));
     return empi_neighbor_allgatherv("MPI_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, NULL, displs, NULL, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_allgatherv_init_c)
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_allgatherv_init_c", comm, info));
     return empi_neighbor_allgatherv("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcounts, NULL, displs, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -107,14 +108,14 @@ int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 EMPI_WEAK_ALIAS(Neighbor_alltoall_init)
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoall_init", comm, info));
     return empi_neighbor_uniform("MPI_Neighbor_alltoall_init", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoall_init_c)
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoall_init_c", comm, info));
     return empi_neighbor_uniform("MPI_Neighbor_alltoall_init_c", EMPI_NEIGHBOR_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -145,14 +146,14 @@ int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
 EMPI_WEAK_ALIAS(Neighbor_alltoallv_init)
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoallv_init", comm, info));
     return empi_neighbor_alltoallv("MPI_Neighbor_alltoallv_init", sendbuf, sendcounts, NULL, sdispls, NULL, sendtype, recvbuf, recvcounts, NULL, rdispls, NULL, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoallv_init_c)
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoallv_init_c", comm, info));
     return empi_neighbor_alltoallv("MPI_Neighbor_alltoallv_init_c", sendbuf, NULL, sendcounts, NULL, sdispls, sendtype, recvbuf, NULL, recvcounts, NULL, rdispls, recvtype, comm, EMPI_COLL_PERSISTENT, request);
 }
 
@@ -183,14 +184,14 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
 EMPI_WEAK_ALIAS(Neighbor_alltoallw_init)
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoallw_init", comm, info));
     return empi_neighbor_alltoallw("MPI_Neighbor_alltoallw_init", sendbuf, sendcounts, NULL, sdispls, sendtypes, recvbuf, recvcounts, NULL, rdispls, recvtypes, comm, EMPI_COLL_PERSISTENT, request);
 }
 
 EMPI_WEAK_ALIAS(Neighbor_alltoallw_init_c)
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)info;
+    EMPI_CHECK(empi_coll_check_info("MPI_Neighbor_alltoallw_init_c", comm, info));
     return empi_neighbor_alltoallw("MPI_Neighbor_alltoallw_init_c", sendbuf, NULL, sendcounts, sdispls, sendtypes, recvbuf, NULL, recvcounts, rdispls, recvtypes, comm, EMPI_COLL_PERSISTENT, request);
 }
 
