@@ -9,13 +9,16 @@
 
 int empi_io_call_check(empi_io_call_t *c, MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)buf;   /* NULL is legal with MPI_BOTTOM-relative datatypes and with count 0 */
     EMPI_CHECK(empi_file_check(fh, c->fname, &c->f));
     empi_file_t *f = c->f;
     const char *why = NULL;
     int rc = empi_datatype_check(datatype, count, &c->dt, &why);
     if (rc != MPI_SUCCESS)
         return empi_err_file(f, rc, "%s: %s", c->fname, why);
+    /* (An ordered or collective call goes on with its group and fails its own access instead:
+       returning alone would leave the others waiting.) */
+    if (!c->collective && c->ptr != EMPI_IO_ORDERED && empi_buffer_missing(buf, count, c->dt))
+        return empi_err_file(f, MPI_ERR_BUFFER, "%s: buf is NULL with %lld elements", c->fname, (long long)count);
     c->buf = (void *)buf;
     c->count = count;
     if (c->dir == EMPI_IO_WRITE && (f->amode & MPI_MODE_RDONLY))

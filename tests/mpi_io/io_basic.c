@@ -131,6 +131,9 @@ static void test_sizes(const char *path)
     rc = MPI_File_read_at(fh, 0, &c, 1, MPI_CHAR, MPI_STATUS_IGNORE);
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_ACCESS, "read on a write-only file: class %d", cls);
+    rc = MPI_File_write_at(fh, 0, NULL, 4, MPI_INT, MPI_STATUS_IGNORE);   /* no buffer to write from */
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_BUFFER, "write from a NULL buffer: class %d", cls);
     CHECK_MPI(MPI_File_close(&fh));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (empi_rank() == 0)
