@@ -104,7 +104,7 @@ static void check_node_flags(const char *jobid)
 {
     empi_boot_info_t boot = boot_info(jobid, "f");
     empi_shm_segment_t seg;
-    UCHECK(empi_shm_segment_attach(&seg, &boot, 8192, 0, 0x100u + (uint32_t)my_rank) == 0, "attach");
+    UCHECK(empi_shm_segment_attach(&seg, &boot, 8192, 0, 0, 0, 0x100u + (uint32_t)my_rank) == 0, "attach");
     UCHECK(seg.node_flags == 0x100u, "rank %d sees node flags %#x, creator gave 0x100", my_rank,
            seg.node_flags);
     empi_shm_segment_detach(&seg);

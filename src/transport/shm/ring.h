@@ -39,6 +39,10 @@
 #define EMPI_RING_LEN_BITS 24
 #define EMPI_RING_LEN_MASK ((1u << EMPI_RING_LEN_BITS) - 1)
 #define EMPI_RING_WRAP EMPI_RING_LEN_MASK      /* len field of a wrap marker */
+/* len field of a packet whose bytes are elsewhere (the transport's cells): its payload is one word
+   saying where, and peek returns EMPI_RING_REF for it. No real packet is that long (max_packet). */
+#define EMPI_RING_REF (EMPI_RING_LEN_MASK - 1)
+#define EMPI_RING_REF_BYTES 8u
 #define EMPI_RING_STAMP_MASK ((UINT64_C(1) << (64 - EMPI_RING_LEN_BITS)) - 1)
 #define EMPI_RING_MIN_BYTES (8u * 1024)
 #define EMPI_RING_MAX_BYTES (32u * 1024 * 1024) /* keeps max_packet below the 24-bit len field */
@@ -212,6 +216,16 @@ static inline int empi_ring_send(empi_ring_tx_t *tx, const struct iovec *iov, in
     return 0;
 }
 
+/* Publish the packet reserved in `slot` (EMPI_RING_REF_BYTES long, payload at `word`) as a
+   reference: peek reports it as EMPI_RING_REF with `ref` as its payload. */
+static inline void empi_ring_commit_ref(empi_ring_tx_t *tx, empi_ring_slot_t *slot, unsigned char *word,
+                                        uint64_t ref)
+{
+    memcpy(word, &ref, sizeof ref);
+    slot->len = EMPI_RING_REF;
+    empi_ring_commit(tx, slot);
+}
+
 /*
  * Look at the next packet: returns its length and sets *pkt to the payload (in the ring), or returns
  * -1 when the ring is empty. The packet stays in place until empi_ring_release.
@@ -237,6 +251,8 @@ static inline long empi_ring_peek(empi_ring_rx_t *rx, const void **pkt)
 /* Give back the packet of length `len` returned by the last peek. */
 static inline void empi_ring_release(empi_ring_rx_t *rx, size_t len)
 {
+    if (len == EMPI_RING_REF)
+        len = EMPI_RING_REF_BYTES;
     rx->head += (len + EMPI_RING_HDR + EMPI_RING_CELL - 1) >> EMPI_RING_CELL_SHIFT;
     if (__builtin_expect(rx->head - rx->published >= rx->publish_every, 0)) {
         atomic_store_explicit(rx->head_pub, rx->head, memory_order_release);

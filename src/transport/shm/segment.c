@@ -50,9 +50,21 @@ static size_t rings_bytes(int local_size, size_t ring_bytes)
     return ring_bytes ? (size_t)local_size * (size_t)(local_size - 1) * empi_ring_shared_bytes(ring_bytes) : 0;
 }
 
-static size_t segment_bytes(int local_size, size_t ring_bytes, size_t bulk_bytes)
+static size_t pair_cells_bytes(size_t cell_stride, int cells)
 {
-    return header_bytes(local_size) + rings_bytes(local_size, ring_bytes) + rings_bytes(local_size, bulk_bytes);
+    return cell_stride * (size_t)cells;
+}
+
+static size_t cells_offset(const empi_shm_segment_t *seg)
+{
+    return header_bytes(seg->local_size) + rings_bytes(seg->local_size, seg->ring_bytes) +
+           rings_bytes(seg->local_size, seg->bulk_bytes);
+}
+
+static size_t segment_bytes(const empi_shm_segment_t *seg)
+{
+    size_t pairs = (size_t)seg->local_size * (size_t)(seg->local_size - 1) / 2;
+    return cells_offset(seg) + pairs * pair_cells_bytes(seg->cell_stride, seg->cells);
 }
 
 static size_t pair_index(const empi_shm_segment_t *seg, int dst, int src)
@@ -64,6 +76,13 @@ void *empi_shm_segment_ring(const empi_shm_segment_t *seg, int dst, int src)
 {
     return (char *)seg->hdr + header_bytes(seg->local_size) +
            pair_index(seg, dst, src) * empi_ring_shared_bytes(seg->ring_bytes);
+}
+
+void *empi_shm_segment_cells(const empi_shm_segment_t *seg, int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    size_t pair = (size_t)hi * (size_t)(hi - 1) / 2 + (size_t)lo;
+    return (char *)seg->hdr + cells_offset(seg) + pair * pair_cells_bytes(seg->cell_stride, seg->cells);
 }
 
 void *empi_shm_segment_bulk(const empi_shm_segment_t *seg, int dst, int src)
@@ -90,10 +109,17 @@ static int room_for(empi_shm_segment_t *seg)
     struct statvfs fs;
     if (statvfs("/dev/shm", &fs) != 0 || (uint64_t)fs.f_bavail * fs.f_frsize >= seg->bytes)
         return 1;
+    if (seg->cells) {
+        /* Cells are a speed-up, not a need: without them every packet goes through the rings. */
+        seg->cells = 0;
+        seg->cell_stride = 0;
+        seg->bytes = segment_bytes(seg);
+        return room_for(seg);
+    }
     if (seg->bulk_bytes) {
         /* The bulk rings are a speed-up, not a need: without them large messages use the rings. */
         seg->bulk_bytes = 0;
-        seg->bytes = segment_bytes(seg->local_size, seg->ring_bytes, 0);
+        seg->bytes = segment_bytes(seg);
         return room_for(seg);
     }
     fprintf(stderr, "EtherMPI: /dev/shm has %llu bytes free but the shared segment needs %zu; lower "
@@ -123,6 +149,8 @@ static int create_segment(empi_shm_segment_t *seg)
         return -1;
     seg->hdr->ring_bytes = seg->ring_bytes;
     seg->hdr->bulk_bytes = seg->bulk_bytes;
+    seg->hdr->cell_stride = seg->cell_stride;
+    seg->hdr->cells = (uint64_t)seg->cells;
     seg->hdr->local_size = seg->local_size;
     seg->hdr->node_flags = seg->node_flags;
     seg->hdr->magic = EMPI_SHM_MAGIC;
@@ -134,10 +162,12 @@ static int open_segment(empi_shm_segment_t *seg)
     int fd = shm_open(seg->name, O_RDWR, 0600);
     if (fd < 0)
         return -1;
-    /* The size comes from the file: only the creator knows whether the bulk rings fitted. */
+    /* The size comes from the file: only the creator knows whether the bulk rings and cells fitted. */
     struct stat st;
     int rc = -1;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= segment_bytes(seg->local_size, seg->ring_bytes, 0)) {
+    seg->bulk_bytes = 0;
+    seg->cells = 0;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= segment_bytes(seg)) {
         seg->bytes = (size_t)st.st_size;
         rc = map_fd(seg, fd);
     }
@@ -145,10 +175,11 @@ static int open_segment(empi_shm_segment_t *seg)
     if (rc != 0)
         return -1;
     seg->bulk_bytes = seg->hdr->bulk_bytes;
+    seg->cell_stride = seg->hdr->cell_stride;
+    seg->cells = (int)seg->hdr->cells;
     seg->node_flags = seg->hdr->node_flags;
     if (seg->hdr->magic != EMPI_SHM_MAGIC || seg->hdr->ring_bytes != seg->ring_bytes ||
-        seg->hdr->local_size != seg->local_size ||
-        segment_bytes(seg->local_size, seg->ring_bytes, seg->bulk_bytes) != seg->bytes) {
+        seg->hdr->local_size != seg->local_size || segment_bytes(seg) != seg->bytes) {
         errno = EINVAL;  /* ranks disagree on geometry: different EMPI_SHM_* settings */
         return -1;
     }
@@ -165,15 +196,17 @@ static void touch_incoming(empi_shm_segment_t *seg, int me)
 }
 
 int empi_shm_segment_attach(empi_shm_segment_t *seg, const empi_boot_info_t *boot, size_t ring_bytes,
-                            size_t bulk_bytes, uint32_t node_flags)
+                            size_t bulk_bytes, size_t cell_stride, int cells, uint32_t node_flags)
 {
     memset(seg, 0, sizeof *seg);
     seg->node_flags = node_flags;
     seg->local_size = boot->local_size;
     seg->ring_bytes = ring_bytes;
     seg->bulk_bytes = bulk_bytes;
+    seg->cell_stride = cells ? cell_stride : 0;
+    seg->cells = cell_stride ? cells : 0;
     seg->creator = boot->local_rank == 0;
-    seg->bytes = segment_bytes(boot->local_size, ring_bytes, bulk_bytes);
+    seg->bytes = segment_bytes(seg);
     /* Per host: in a test, several "hosts" (network namespaces) share one /dev/shm. */
     snprintf(seg->name, sizeof seg->name, "/empi-%s-n%d-shm", boot->jobid, boot->node_id);
 

@@ -1,7 +1,8 @@
 /*
  * The shared-memory transport: packets to ranks on this node go through the per-pair rings of the
  * node segment; rendezvous data goes through a second, bigger ring per pair (the bulk channel)
- * where the segment has them, or is read single-copy with CMA when that is enabled. All state is
+ * where the segment has them, or is read single-copy with CMA when that is enabled. Packets from
+ * EMPI_SHM_CELL_MIN bytes go, where a cell is free, through the pair's cells (below). All state is
  * per process and touched by one thread at a time (the library's big lock serializes
  * MPI_THREAD_MULTIPLE).
  */
@@ -34,9 +35,28 @@ typedef struct shm_bulk_inbox {
     int expected;   /* transfers announced by bulk_expect and not yet finished */
 } shm_bulk_inbox_t;
 
+/*
+ * The cells of a pair, shared by both directions. A ring's lines are written by one side and read
+ * by the other, and on this machine's cores writing a line that the other core read last costs a
+ * cross-core round trip per line (copies into a ring run at 7-9 GB/s, out of it at 35-40): the
+ * reader's copy takes the lines over. So a big packet goes into a cell with only a reference to it
+ * in the ring, and a cell belongs to the side that read it last: that side writes its next packet
+ * there, into lines its core already holds. In an exchange the cells swap sides at every message
+ * and both copies run at cache speed; in a one-way stream they pile up at the receiver and the
+ * sender goes on through the ring, as without cells. The reference in the ring hands the cell
+ * over, so no other shared state is needed.
+ */
+#define SHM_MAX_CELLS 64
+typedef struct shm_cells {
+    unsigned char *base;            /* the pair's cells; NULL: none */
+    int n;                          /* cells this side may write: mine[0..n), the one read last on top */
+    uint8_t mine[SHM_MAX_CELLS];
+} shm_cells_t;
+
 typedef struct shm_outbox {
     _Alignas(EMPI_CACHELINE) empi_ring_tx_t tx;
     empi_ring_tx_t bulk_tx;
+    shm_cells_t cells;
 } shm_outbox_t;
 
 static struct {
@@ -49,6 +69,8 @@ static struct {
     int cma_mode;
     int my_world_rank;
     int world_size;
+    size_t cell_min;         /* packets from this size go through a cell where one is free */
+    size_t cell_stride;      /* bytes of a cell: the largest packet it takes */
     int *local_of_world;     /* local rank of each world rank on this node, else -1 */
     shm_inbox_t *inbox;      /* npeers entries */
     shm_bulk_inbox_t *bulk_inbox; /* npeers entries, parallel to inbox */
@@ -58,6 +80,35 @@ static struct {
 } shm;
 
 static int shm_finalize(void);
+
+/* Bytes of a cell: a rendezvous chunk with its protocol header, in whole cache lines. */
+static size_t cell_stride_for(size_t chunk)
+{
+    return (chunk + 2 * EMPI_CACHELINE - 1) / EMPI_CACHELINE * EMPI_CACHELINE;
+}
+
+/* Cells per pair within the per-rank budget: an even number, none below two. */
+static int cells_per_pair(size_t stride, int local_size)
+{
+    long want = empi_tunables.shm_cells;
+    if (want <= 0 || local_size < 2)
+        return 0;
+    size_t fit = empi_tunables.shm_cell_budget / ((size_t)(local_size - 1) * stride);
+    if ((size_t)want > fit)
+        want = (long)fit;
+    if (want > SHM_MAX_CELLS)
+        want = SHM_MAX_CELLS;
+    return want < 2 ? 0 : (int)(want & ~1L);
+}
+
+/* Our half of the pair's cells to begin with: the lower local rank takes the first half. */
+static void cells_init(shm_cells_t *c, void *base, int cells, int me, int peer)
+{
+    c->base = base;
+    c->n = cells / 2;
+    for (int i = 0; i < c->n; i++)
+        c->mine[i] = (uint8_t)(me < peer ? i : cells / 2 + i);
+}
 
 static void *alloc_lines(size_t n, size_t size)
 {
@@ -88,6 +139,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     empi_transport_shm.has_get = 0;
     empi_transport_shm.rndv_min = 0;
     empi_transport_shm.data_chunk = empi_tunables.shm_rndv_chunk;
+    size_t cell_stride = cell_stride_for(empi_tunables.shm_rndv_chunk);
+    int cells = cells_per_pair(cell_stride, local_size);
 
     /* Alone on the node: no segment, but the fences are collective over the world. */
     if (local_size < 2) {
@@ -98,9 +151,11 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     uint32_t probed = 0;
     if (boot->local_rank == 0 && shm.cma_mode == 1 && empi_cma_fast_enough())
         probed |= SHM_NODE_CMA_FAST;
-    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes, probed) != 0)
+    if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes, cell_stride, cells, probed) != 0)
         return EMPI_ERROR;
     bulk_bytes = shm.seg.bulk_bytes;
+    shm.cell_stride = shm.seg.cell_stride;
+    shm.cell_min = empi_tunables.shm_cell_min ? empi_tunables.shm_cell_min : 1;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST))
         shm.cma_mode = 0;
 
@@ -133,6 +188,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
                 goto fail;
             empi_ring_rx_init(&shm.bulk_inbox[n].rx, empi_shm_segment_bulk(&shm.seg, me, l), bulk_bytes);
         }
+        if (shm.seg.cells)
+            cells_init(&shm.outbox[l].cells, empi_shm_segment_cells(&shm.seg, me, l), shm.seg.cells, me, l);
         shm.inbox[n].src = slot->world_rank;
         shm.inbox_of_world[slot->world_rank] = n;
         n++;
@@ -175,13 +232,27 @@ static int shm_reaches(int peer)
            shm.local_of_world[peer] >= 0;
 }
 
+/* A packet that came in a cell: once it is delivered the cell is ours, the next we write. */
+static void deliver_cell(int src, const void *ref_word)
+{
+    uint64_t ref;
+    memcpy(&ref, ref_word, sizeof ref);
+    shm_cells_t *c = &shm.outbox[shm.local_of_world[src]].cells;
+    unsigned cell = (unsigned)(ref & 0xff);
+    shm.deliver(src, c->base + cell * shm.cell_stride, (size_t)(ref >> 8));
+    c->mine[c->n++] = (uint8_t)cell;
+}
+
 static int drain(empi_ring_rx_t *rx, int src)
 {
     const void *pkt;
     long len;
     int burst = 0;
     while (burst < SHM_POLL_BURST && (len = empi_ring_peek(rx, &pkt)) >= 0) {
-        shm.deliver(src, pkt, (size_t)len);
+        if (EMPI_UNLIKELY(len == EMPI_RING_REF))
+            deliver_cell(src, pkt);
+        else
+            shm.deliver(src, pkt, (size_t)len);
         empi_ring_release(rx, (size_t)len);
         burst++;
     }
@@ -210,6 +281,23 @@ static int shm_progress(void)
     return delivered;
 }
 
+/* The packet in the cell we read last, with a reference to it in the ring; EMPI_AGAIN when the
+   ring has no room for that. The caller checked that we hold a cell and that the packet fits. */
+static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, size_t len,
+                        void (*fill)(void *arg, void *dst), void *arg)
+{
+    empi_ring_slot_t slot;
+    unsigned char *word = empi_ring_reserve(&box->tx, EMPI_RING_REF_BYTES, &slot);
+    if (!word)
+        return EMPI_AGAIN;
+    unsigned cell = box->cells.mine[--box->cells.n];
+    unsigned char *dst = empi_ring_copy_iov(box->cells.base + cell * shm.cell_stride, iov, iovcnt);
+    if (fill)
+        fill(arg, dst);
+    empi_ring_commit_ref(&box->tx, &slot, word, (uint64_t)len << 8 | cell);
+    return EMPI_OK;
+}
+
 /*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst) writes in place (none when
  * fill is NULL); with `stream`, the last iovec is written with non-temporal stores. `bulk`,
@@ -226,6 +314,11 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
+    /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
+       the bulk channel either: messages that big leave the cache anyway. */
+    if (!bulk && len >= shm.cell_min && len <= shm.cell_stride && box->cells.n &&
+        send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
+        return EMPI_OK;
     empi_ring_tx_t *tx = bulk ? &box->bulk_tx : &box->tx;
     empi_ring_slot_t slot;
     unsigned char *dst = empi_ring_reserve(tx, len, &slot);
