@@ -364,12 +364,20 @@ static int handle_entry(const struct fi_cq_data_entry *e)
     return n;
 }
 
+/* Set when a read of this pass found the queue short of a full batch: reading it again in the same
+   pass would mostly find it empty, and every fi_cq_read runs the provider's progress (a poll() of
+   its sockets with tcp), the largest part of our cost over fi_pingpong. */
+static int drained;
+
 /* Take completions from the shared batch, refilling it from the queue; -1 when there is none. */
 static int next_entry(struct fi_cq_data_entry *out)
 {
     if (batch_pos == batch_n) {
+        if (drained)
+            return -1;
         batch_pos = batch_n = 0;
         ssize_t got = fi_cq_read(O.cq, batch, CQ_BATCH);
+        drained = got < CQ_BATCH;
         if (got == -FI_EAVAIL) {
             handle_error_entry();
             return 0;
@@ -390,6 +398,7 @@ int empi_ofi_poll(void)
     flush_ctrl();
     struct fi_cq_data_entry e;
     int rc;
+    drained = 0;
     while ((rc = next_entry(&e)) >= 0) {
         if (rc == 1)
             events += handle_entry(&e);
