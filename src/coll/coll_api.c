@@ -127,16 +127,25 @@ static int check_side(const char *fn, empi_comm_t *c, const void *buf, MPI_Datat
     return check_buf(fn, c, buf, count, *dt, buf_name);
 }
 
+/* The count and displacement arrays of one side of a v or w call ("send" or "recv"). */
+static int check_arrays(const char *fn, empi_comm_t *c, const int *ci, const MPI_Count *cc, const int *di,
+                        const MPI_Aint *dc, const char *side)
+{
+    char what[16];
+    snprintf(what, sizeof what, "%scounts", side);
+    EMPI_CHECK(check_counts(fn, c, ci, cc, empi_comm_peer_size(c), what));
+    if (!di && !dc)
+        return empi_err_comm(c, MPI_ERR_ARG, "%s: %sdispls is NULL", fn, side);
+    return MPI_SUCCESS;
+}
+
 /* One side of a v call: counts, displacements, datatype and buffer. */
 static int check_v_side(const char *fn, empi_comm_t *c, const void *buf, const int *ci, const MPI_Count *cc,
                         const int *di, const MPI_Aint *dc, MPI_Datatype h, empi_datatype_t **dt, const char *side)
 {
     char what[16];
     int n = empi_comm_peer_size(c);
-    snprintf(what, sizeof what, "%scounts", side);
-    EMPI_CHECK(check_counts(fn, c, ci, cc, n, what));
-    if (!di && !dc)
-        return empi_err_comm(c, MPI_ERR_ARG, "%s: %sdispls is NULL", fn, side);
+    EMPI_CHECK(check_arrays(fn, c, ci, cc, di, dc, side));
     snprintf(what, sizeof what, "%stype", side);
     EMPI_CHECK(check_dt(fn, c, h, 0, dt, what));
     snprintf(what, sizeof what, "%sbuf", side);
@@ -546,21 +555,10 @@ static int check_w_type(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt)
 static int check_w_arrays(const char *fn, empi_comm_t *c, const int *ci, const MPI_Count *cc, const int *di,
                           const MPI_Aint *dc, const MPI_Datatype *types, const char *side)
 {
-    char what[16];
-    snprintf(what, sizeof what, "%scounts", side);
-    EMPI_CHECK(check_counts(fn, c, ci, cc, empi_comm_peer_size(c), what));
-    if (!di && !dc)
-        return empi_err_comm(c, MPI_ERR_ARG, "%s: %sdispls is NULL", fn, side);
+    EMPI_CHECK(check_arrays(fn, c, ci, cc, di, dc, side));
     if (!types)
         return empi_err_comm(c, MPI_ERR_ARG, "%s: %stypes is NULL", fn, side);
     return MPI_SUCCESS;
-}
-
-/* An alltoallw block at a byte displacement from a NULL buffer, in the first page (see
-   empi_buffer_missing; a NULL buffer with absolute displacements is MPI_BOTTOM). */
-static int w_block_missing(const void *buf, MPI_Count count, MPI_Aint displ, const empi_datatype_t *dt)
-{
-    return !buf && count > 0 && dt->size > 0 && displ + dt->true_lb < 4096;
 }
 
 /* alltoallv (sdt/rdt) and alltoallw (sdts/rdts, byte displacements) */
@@ -605,8 +603,8 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
                 /* a null type is tolerated where nothing moves (zero count) */
                 if (!check_w_type(rdts[i], A.rcounts[i], &r[i]) || (sd && !check_w_type(sdts[i], A.scounts[i], &sd[i])))
                     err = MPI_ERR_TYPE;
-                else if (w_block_missing(rbuf, A.rcounts[i], A.rdispls[i], r[i]) ||
-                         (sd && w_block_missing(sbuf, A.scounts[i], A.sdispls[i], sd[i])))
+                else if (empi_buffer_missing_at(rbuf, A.rdispls[i], A.rcounts[i], r[i]) ||
+                         (sd && empi_buffer_missing_at(sbuf, A.sdispls[i], A.scounts[i], sd[i])))
                     err = MPI_ERR_BUFFER;
             }
             A.rdts = r;

@@ -74,12 +74,17 @@ empi_datatype_t *empi_datatype_get(MPI_Datatype h);
  */
 int empi_datatype_check(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const char **why);
 
-/* 1 when (buf, count, dt) is a NULL buffer that holds data at the bottom of the address space,
-   where no process has memory. NULL is also MPI_BOTTOM: with a type of absolute addresses its
-   data lies far above, and that stays legal. */
+/* 1 when (buf + displ bytes, count, dt) is a NULL buffer that holds data at the bottom of the
+   address space, where no process has memory. NULL is also MPI_BOTTOM: with a type (or byte
+   displacement, alltoallw's) of absolute addresses its data lies far above, and that stays legal. */
+static inline int empi_buffer_missing_at(const void *buf, MPI_Aint displ, MPI_Count count, const empi_datatype_t *dt)
+{
+    return !buf && count > 0 && dt->size > 0 && displ + dt->true_lb < 4096;
+}
+
 static inline int empi_buffer_missing(const void *buf, MPI_Count count, const empi_datatype_t *dt)
 {
-    return !buf && count > 0 && dt->size > 0 && dt->true_lb < 4096;
+    return empi_buffer_missing_at(buf, 0, count, dt);
 }
 
 void empi_datatype_retain(empi_datatype_t *dt);
