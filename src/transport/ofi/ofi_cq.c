@@ -377,7 +377,7 @@ static int next_entry(struct fi_cq_data_entry *out)
             return -1;
         batch_pos = batch_n = 0;
         ssize_t got = fi_cq_read(O.cq, batch, CQ_BATCH);
-        drained = got < CQ_BATCH;
+        drained = got != -FI_EAVAIL && got < CQ_BATCH;   /* after an error entry, read on */
         if (got == -FI_EAVAIL) {
             handle_error_entry();
             return 0;
