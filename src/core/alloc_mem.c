@@ -17,13 +17,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Alloc_mem: baseptr is NULL");
     if (info != MPI_INFO_NULL && !empi_info_get(info))
         return empi_err_noobj(MPI_ERR_INFO, "MPI_Alloc_mem: invalid info %p", (void *)info);
-    /* The standard lets an implementation ignore only alignments below its own (and a value that
-       is no power of two is no alignment). */
-    const char *want = info != MPI_INFO_NULL ? empi_info_lookup(empi_info_get(info), "mpi_minimum_memory_alignment")
-                                             : NULL;
-    char *end = NULL;
-    unsigned long long a = want ? strtoull(want, &end, 10) : 0;
-    size_t align = a > ALLOC_MEM_ALIGN && !*end && (a & (a - 1)) == 0 ? (size_t)a : ALLOC_MEM_ALIGN;
+    size_t align = empi_info_alignment(info != MPI_INFO_NULL ? empi_info_get(info) : NULL, ALLOC_MEM_ALIGN);
     void *p = NULL;
     /* A zero-byte request still returns a unique pointer that Free_mem accepts. */
     if (posix_memalign(&p, align, size ? (size_t)size : 1) != 0)

@@ -4,6 +4,7 @@
  */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,14 @@ const char *empi_info_lookup(const empi_info_t *info, const char *key)
         return NULL;
     int i = find_key(info, key);
     return i < 0 ? NULL : info->entries[i].value;
+}
+
+size_t empi_info_alignment(const empi_info_t *info, size_t least)
+{
+    const char *want = info ? empi_info_lookup(info, "mpi_minimum_memory_alignment") : NULL;
+    char *end = NULL;
+    unsigned long long a = want ? strtoull(want, &end, 10) : 0;
+    return a > least && !*end && (a & (a - 1)) == 0 && a <= SIZE_MAX / 2 ? (size_t)a : least;
 }
 
 int empi_info_set(empi_info_t *info, const char *key, const char *value)

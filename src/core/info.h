@@ -32,6 +32,9 @@ void empi_info_release(empi_info_t *info);             /* drop a reference; NULL
 int empi_info_set(empi_info_t *info, const char *key, const char *value);
 /* Value for key, or NULL; valid until the pair changes. */
 const char *empi_info_lookup(const empi_info_t *info, const char *key);
+/* The alignment the hint mpi_minimum_memory_alignment asks for when it is a power of two above
+   `least` (the standard lets an implementation ignore only smaller ones), else `least`. */
+size_t empi_info_alignment(const empi_info_t *info, size_t least);
 /* Remove a key; returns 1 if it was there. */
 int empi_info_remove(empi_info_t *info, const char *key);
 

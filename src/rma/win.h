@@ -148,7 +148,7 @@ typedef struct empi_win_rec {
     int32_t node;
 } empi_win_rec_t;
 
-int empi_win_seg_create(empi_win_t *w, const size_t *data_bytes, int contiguous, size_t *offs);
+int empi_win_seg_create(empi_win_t *w, const size_t *data_bytes, int contiguous, size_t align, size_t *offs);
 /* Every rank of the window agrees on ok (logical AND over its private communicator). */
 int empi_win_agree(empi_win_t *w, int ok);
 /* Hints (win_attr.c): take the known keys of `given` (NULL: defaults only) into w->info. */

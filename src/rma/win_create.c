@@ -23,6 +23,7 @@
 typedef struct {
     int64_t size;
     int64_t disp_unit;
+    int64_t align;   /* mpi_minimum_memory_alignment of the allocate flavors (0: none asked) */
     int32_t pid;
     int32_t pad_;
 } size_rec_t;
@@ -60,12 +61,15 @@ static int place_memory(empi_win_t *w, const size_rec_t *recs, int contiguous, s
         return 0;
     }
     int me = 0;
+    size_t align = 0;   /* the strictest any rank of the node asked for: all lay the segment out alike */
     for (int i = 0; i < w->nnode; i++) {
-        bytes[i] = (size_t)recs[w->node_ranks[i]].size;
+        const size_rec_t *r = &recs[w->node_ranks[i]];
+        bytes[i] = (size_t)r->size;
+        align = (size_t)r->align > align ? (size_t)r->align : align;
         if (w->node_ranks[i] == w->rank)
             me = i;
     }
-    int shared = empi_win_seg_create(w, bytes, contiguous, offs) == MPI_SUCCESS;
+    int shared = empi_win_seg_create(w, bytes, contiguous, align, offs) == MPI_SUCCESS;
     free(bytes);
     *rc = MPI_SUCCESS;
     if (shared) {
@@ -78,9 +82,11 @@ static int place_memory(empi_win_t *w, const size_rec_t *recs, int contiguous, s
     }
     /* private fallback, reached like a created window: a segment of control blocks only */
     memset(offs, 0, (size_t)w->nnode * sizeof *offs);
-    if ((*rc = empi_win_seg_create(w, offs, 0, offs)) != MPI_SUCCESS)
+    if ((*rc = empi_win_seg_create(w, offs, 0, 0, offs)) != MPI_SUCCESS)
         return 0;
-    w->base = malloc(w->mysize > 0 ? (size_t)w->mysize : 1);
+    size_t mine = (size_t)recs[w->rank].align;
+    if (posix_memalign(&w->base, mine > 64 ? mine : 64, w->mysize > 0 ? (size_t)w->mysize : 1) != 0)
+        w->base = NULL;
     w->owns_private = w->base != NULL;
     *rc = empi_win_agree(w, w->base != NULL) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     return 0;
@@ -136,7 +142,9 @@ static int build(empi_win_t *w, empi_comm_t *c, const empi_info_t *info)
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    size_rec_t me = {w->mysize, w->disp_unit, (int32_t)getpid(), 0};
+    int allocates = w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED;
+    size_rec_t me = {w->mysize, w->disp_unit, allocates ? (int64_t)empi_info_alignment(info, 0) : 0,
+                     (int32_t)getpid(), 0};
     if ((rc = gather(w, &me, sizeof me, recs)) != MPI_SUCCESS)
         goto out;
     int shared = 0;
@@ -144,13 +152,13 @@ static int build(empi_win_t *w, empi_comm_t *c, const empi_info_t *info)
         rc = MPI_ERR_RMA_SHARED;
         goto out;
     }
-    if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED) {
+    if (allocates) {
         int contiguous = w->flavor == MPI_WIN_FLAVOR_SHARED &&
                          !empi_win_info_flag(w->info, "alloc_shared_noncontig");
         shared = place_memory(w, recs, contiguous, offs, &rc);
         if (rc != MPI_SUCCESS)
             goto out;
-    } else if ((rc = empi_win_seg_create(w, offs, 0, offs)) != MPI_SUCCESS) {
+    } else if ((rc = empi_win_seg_create(w, offs, 0, 0, offs)) != MPI_SUCCESS) {
         goto out;   /* control blocks only (offs is all zeros: no data) */
     }
     empi_rma_am_register(w);   /* before anyone can learn the window exists */

@@ -43,7 +43,29 @@ static int room_for(size_t bytes)
     return statvfs("/dev/shm", &fs) != 0 || (uint64_t)fs.f_bavail * fs.f_frsize >= bytes;
 }
 
-static void *map_name(const char *name, size_t bytes, int create)
+/* mmap places a mapping on a page: a stricter alignment takes a larger reservation, trimmed. */
+static void *map_aligned(int fd, size_t bytes, size_t align)
+{
+    if (align <= SEG_PAGE)
+        return mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *r = mmap(NULL, bytes + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return MAP_FAILED;
+    char *at = (char *)round_up((size_t)(uintptr_t)r, align);
+    void *p = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(r, bytes + align);
+        return MAP_FAILED;
+    }
+    if (at > r)
+        munmap(r, (size_t)(at - r));
+    size_t tail = (size_t)(r + bytes + align - (at + bytes));
+    if (tail)
+        munmap(at + bytes, tail);
+    return p;
+}
+
+static void *map_name(const char *name, size_t bytes, int create, size_t align)
 {
     int fd;
     if (create) {
@@ -62,7 +84,7 @@ static void *map_name(const char *name, size_t bytes, int create)
     }
     if (fd < 0)
         return NULL;
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = map_aligned(fd, bytes, align);
     close(fd);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -70,16 +92,19 @@ static void *map_name(const char *name, size_t bytes, int create)
 /*
  * data_bytes[i]: bytes of memory of node rank i (w->node_ranks[i]). contiguous: each rank's memory
  * starts right where the previous one's ends (Win_allocate_shared without alloc_shared_noncontig);
- * otherwise every rank's memory starts on its own page. offs[i] receives where node rank i's memory
- * starts in seg.data (every rank computes the same layout from the same sizes).
+ * otherwise every rank's memory starts on its own page, or at a multiple of `align` when that is
+ * larger (mpi_minimum_memory_alignment; contiguous memory aligns only where it starts). offs[i]
+ * receives where node rank i's memory starts in seg.data (every rank computes the same layout from
+ * the same sizes).
  */
-int empi_win_seg_create(empi_win_t *w, const size_t *data_bytes, int contiguous, size_t *offs)
+int empi_win_seg_create(empi_win_t *w, const size_t *data_bytes, int contiguous, size_t align, size_t *offs)
 {
-    size_t ctl = round_up((size_t)w->nnode * sizeof(empi_win_slot_t), SEG_PAGE);
+    align = align > SEG_PAGE ? align : SEG_PAGE;
+    size_t ctl = round_up((size_t)w->nnode * sizeof(empi_win_slot_t), align);
     size_t data = 0;
     for (int i = 0; i < w->nnode; i++) {
-        offs[i] = data;
-        data += contiguous ? data_bytes[i] : round_up(data_bytes[i], SEG_PAGE);
+        offs[i] = contiguous ? data : round_up(data, align);
+        data = offs[i] + data_bytes[i];
     }
     size_t bytes = ctl + round_up(data, SEG_PAGE);
     int leader = w->node_ranks[0] == w->rank;
@@ -90,10 +115,10 @@ int empi_win_seg_create(empi_win_t *w, const size_t *data_bytes, int contiguous,
     void *base = NULL;
     int ok = 1;
     if (leader)
-        ok = room_for(bytes) && (base = map_name(name, bytes, 1)) != NULL;
+        ok = room_for(bytes) && (base = map_name(name, bytes, 1, align)) != NULL;
     ok = empi_win_agree(w, ok);   /* every node's leader created its segment */
     if (ok && !leader)
-        ok = (base = map_name(name, bytes, 0)) != NULL;
+        ok = (base = map_name(name, bytes, 0, align)) != NULL;
     int all = empi_win_agree(w, ok);   /* everyone mapped: the name can go */
     if (leader && ok)
         shm_unlink(name);

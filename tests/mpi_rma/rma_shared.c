@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "empi_test.h"
 
@@ -115,12 +116,51 @@ static void query_other_flavors(void)
   CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* mpi_minimum_memory_alignment beyond a page: every allocated base (and, not contiguous, every
+   rank's shared memory) starts on that boundary, and the memory is usable to its last byte. */
+static void aligned_windows(void)
+{
+  const MPI_Aint align = 1 << 21;
+  int rank = empi_rank(), size = empi_size();
+  MPI_Info info;
+  CHECK_MPI(MPI_Info_create(&info));
+  CHECK_MPI(MPI_Info_set(info, "mpi_minimum_memory_alignment", "2097152"));
+  for (int flavor = 0; flavor < 3; flavor++) {
+    if (flavor == 2) CHECK_MPI(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+    MPI_Aint bytes = 3000 + 1000 * rank;
+    char *base;
+    MPI_Win win;
+    if (flavor == 0)
+      CHECK_MPI(MPI_Win_allocate(bytes, 1, info, MPI_COMM_WORLD, &base, &win));
+    else
+      CHECK_MPI(MPI_Win_allocate_shared(bytes, 1, info, MPI_COMM_WORLD, &base, &win));
+    if (flavor != 1 || rank == 0)
+      CHECK((uintptr_t)base % align == 0, "flavor %d: rank %d's base %p is not 2 MiB aligned", flavor, rank,
+            (void *)base);
+    memset(base, rank + 1, (size_t)bytes);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    if (flavor == 2)
+      for (int r = 0; r < size; r++) {
+        MPI_Aint sz;
+        int du;
+        unsigned char *p;
+        CHECK_MPI(MPI_Win_shared_query(win, r, &sz, &du, &p));
+        CHECK((uintptr_t)p % align == 0 && p[sz - 1] == r + 1, "rank %d's shared memory at %p holds %d", r,
+              (void *)p, p[sz - 1]);
+      }
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Win_free(&win));
+  }
+  CHECK_MPI(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv)
 {
   MPI_Init(&argc, &argv);
   visibility(0);
   visibility(1);
   query_other_flavors();
+  aligned_windows();
   TEST_PASS();
   MPI_Finalize();
   return 0;
