@@ -520,6 +520,7 @@ static void on_answer(const am_hdr_t *h, const void *payload)
             size_t n = (size_t)h->len / sizeof(struct empi_win_region);
             memcpy(k->buf, payload, n * sizeof(struct empi_win_region));
             k->w->peers[k->target].ndyn_known = (uint32_t)n;
+            k->w->peers[k->target].dyn_partial = h->stream != 0;
         }
         k->remaining--;
     }
@@ -571,7 +572,10 @@ static void am_deliver(int src, const void *pkt, size_t len)
     case AM_REGIONS: {
         const struct empi_win_region *r;
         int n = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? empi_win_dyn_table(w, &r) : 0;
-        answer(w, &h, AM_ACK, 0, n ? r : NULL, (size_t)n * sizeof *r);
+        /* A table larger than a packet goes in part, marked so (stream 1): the origin then leaves
+           the regions it was not told of to this side's check. */
+        int fit = (int)(max_payload(w->peers[h.src].world) / sizeof *r);
+        answer(w, &h, AM_ACK, n > fit, n ? r : NULL, (size_t)(n < fit ? n : fit) * sizeof *r);
         break;
     }
     default: empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: unknown operation");

@@ -52,10 +52,33 @@ static int check_dt(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const
 }
 
 /* The byte offset of the target buffer from the peer's base, and its bounds inside the window. */
+typedef struct {
+    empi_win_t *w;
+    int target;
+    MPI_Aint off;
+} dyn_runs_t;
+
+static int run_outside(void *ctx, MPI_Aint disp, MPI_Count stream_off, MPI_Count len)
+{
+    (void)stream_off;
+    dyn_runs_t *c = ctx;
+    return !empi_win_dyn_contains(c->w, c->target, (uint64_t)(c->off + disp), (uint64_t)len);
+}
+
+/* Whether every byte the target datatype touches is attached: the datatype's whole span usually
+   is; otherwise each of its contiguous runs must be (its holes may be memory nobody attached). */
+static int dyn_inside(empi_win_t *w, empi_rma_op_t *op, MPI_Aint lo, MPI_Aint hi)
+{
+    if (empi_win_dyn_contains(w, op->target, (uint64_t)lo, (uint64_t)(hi - lo)))
+        return 1;
+    dyn_runs_t c = {w, op->target, op->offset};
+    return empi_dt_runs(op->tcount, op->tdt, run_outside, &c) == 0;
+}
+
 static int check_range(empi_win_t *w, empi_rma_op_t *op, MPI_Aint disp, const char *fname)
 {
     empi_win_peer_t *p = &w->peers[op->target];
-    MPI_Aint off, lo, hi;
+    MPI_Aint off, span;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         off = disp;   /* an address in the target process */
     } else if (disp < 0 || __builtin_mul_overflow(disp, (MPI_Aint)p->disp_unit, &off)) {
@@ -65,11 +88,12 @@ static int check_range(empi_win_t *w, empi_rma_op_t *op, MPI_Aint disp, const ch
     op->offset = off;
     if (op->tcount == 0 || op->bytes == 0)
         return MPI_SUCCESS;
-    lo = off + op->tdt->true_lb;
-    hi = off + (op->tcount - 1) * op->tdt->extent + op->tdt->true_ub;
-    int inside = w->flavor == MPI_WIN_FLAVOR_DYNAMIC
-                     ? empi_win_dyn_contains(w, op->target, (uint64_t)lo, (uint64_t)(hi - lo))
-                     : lo >= 0 && hi <= p->size;
+    /* A negative extent lays the elements out downwards from the first. */
+    int overflow = __builtin_mul_overflow(op->tcount - 1, op->tdt->extent, &span);
+    MPI_Aint lo = off + op->tdt->true_lb + (span < 0 ? span : 0);
+    MPI_Aint hi = off + op->tdt->true_ub + (span > 0 ? span : 0);
+    int inside = !overflow && (w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? dyn_inside(w, op, lo, hi)
+                                                                   : lo >= 0 && hi <= p->size);
     if (!inside)
         return empi_err_win(w, MPI_ERR_RMA_RANGE,
                             "%s: target bytes [%ld, %ld) at target_disp %ld are outside the %s of rank %d", fname,

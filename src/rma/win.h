@@ -35,7 +35,7 @@ struct empi_info;
 enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
 
 /* Regions a dynamic window exposes per rank (MPI_Win_attach beyond this: MPI_ERR_RMA_ATTACH). */
-#define EMPI_WIN_DYN_MAX 64
+#define EMPI_WIN_DYN_MAX 1024
 
 /* Passive-target lock word: reader count in the low bits, the writer flag on top. */
 #define EMPI_WIN_LOCK_WRITER (UINT64_C(1) << 62)
@@ -71,6 +71,7 @@ typedef struct empi_win_peer {
     uint64_t net_key, net_raddr;
     uint32_t ndyn_known;     /* dynamic windows off the node: its regions as last asked for */
     struct empi_win_region *dyn_known;
+    uint8_t dyn_partial;     /* dyn_known is the part of a table too large for one packet */
 } empi_win_peer_t;
 
 enum {

@@ -18,12 +18,28 @@ static empi_win_slot_t *my_slot(empi_win_t *w)
     return w->peers[w->rank].slot;
 }
 
+/* [addr, addr + len) lies in the union of the regions: an access may run from one region into
+   an adjacent one. */
 static int regions_contain(const struct empi_win_region *r, uint32_t n, uint64_t addr, uint64_t len)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (addr >= r[i].base && addr + len <= r[i].base + r[i].size)
-            return 1;
-    return 0;
+    uint64_t end = addr + len;
+    if (end < addr)
+        return 0;
+    if (len == 0) {
+        for (uint32_t i = 0; i < n; i++)
+            if (addr >= r[i].base && addr <= r[i].base + r[i].size)
+                return 1;
+        return 0;
+    }
+    while (addr < end) {
+        uint32_t i = 0;
+        while (i < n && !(addr >= r[i].base && addr - r[i].base < r[i].size))
+            i++;
+        if (i == n)
+            return 0;
+        addr = r[i].base + r[i].size;
+    }
+    return 1;
 }
 
 static int slot_contains(empi_win_slot_t *s, uint64_t addr, uint64_t len)
@@ -51,7 +67,7 @@ int empi_win_dyn_contains(empi_win_t *w, int t, uint64_t addr, uint64_t len)
         return 1;
     if (empi_rma_am_regions(w, t) != MPI_SUCCESS)
         return 1; /* cannot ask: the target's handler still checks */
-    return regions_contain(p->dyn_known, p->ndyn_known, addr, len);
+    return p->dyn_partial || regions_contain(p->dyn_known, p->ndyn_known, addr, len);
 }
 
 int empi_win_dyn_table(empi_win_t *w, const struct empi_win_region **regions)

@@ -2,6 +2,8 @@
  * Dynamic windows: regions attached and detached while the window lives; displacements are
  * addresses from MPI_Get_address. Every rank attaches two buffers, the neighbour puts into one
  * and gets from the other, then one is detached and a new one attached in its place.
+ * An access may run from one attached region into an adjacent one, and a datatype may skip memory
+ * nobody attached between two regions; hundreds of regions may be attached at once.
  * Also: attaching to a window of another flavor fails with MPI_ERR_RMA_FLAVOR.
  */
 #include <stdlib.h>
@@ -9,6 +11,59 @@
 #include "empi_test.h"
 
 #define N 32
+
+#define MANY 300
+
+/* buf[0..3] and buf[4..7] attached separately, buf[8..9] not, buf[10..13] attached: a put across
+   the first two, and an hindexed put into blocks 0..3 and 10..13 that skips the hole, land; the
+   hole stays untouched. Every rank also attaches MANY single-int regions, the neighbour fills them. */
+static void regions(MPI_Win win, int next, int prev)
+{
+  static int buf[14], many[MANY];
+  for (int i = 0; i < 14; i++)
+    buf[i] = -1;
+  CHECK_MPI(MPI_Win_attach(win, buf, 4 * sizeof(int)));
+  CHECK_MPI(MPI_Win_attach(win, buf + 4, 4 * sizeof(int)));
+  CHECK_MPI(MPI_Win_attach(win, buf + 10, 4 * sizeof(int)));
+  for (int i = 0; i < MANY; i++)
+    CHECK_MPI(MPI_Win_attach(win, &many[i], sizeof(int)));
+  MPI_Aint mine[2], theirs[2];
+  CHECK_MPI(MPI_Get_address(buf, &mine[0]));
+  CHECK_MPI(MPI_Get_address(many, &mine[1]));
+  CHECK_MPI(MPI_Sendrecv(mine, 2, MPI_AINT, prev, 0, theirs, 2, MPI_AINT, next, 0, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE));
+  int across[8], skip[8], vals[MANY];
+  for (int i = 0; i < 8; i++) {
+    across[i] = 100 + i;
+    skip[i] = 200 + i;
+  }
+  for (int i = 0; i < MANY; i++)
+    vals[i] = 1000 + i;
+  int blens[2] = {4, 4};
+  MPI_Aint displs[2] = {0, 10 * sizeof(int)};
+  MPI_Datatype holed;
+  CHECK_MPI(MPI_Type_create_hindexed(2, blens, displs, MPI_INT, &holed));
+  CHECK_MPI(MPI_Type_commit(&holed));
+  CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+  CHECK_MPI(MPI_Put(skip, 8, MPI_INT, next, theirs[0], 1, holed, win));
+  CHECK_MPI(MPI_Win_flush(next, win));
+  CHECK_MPI(MPI_Put(across, 8, MPI_INT, next, theirs[0], 8, MPI_INT, win));
+  CHECK_MPI(MPI_Put(vals, MANY, MPI_INT, next, theirs[1], MANY, MPI_INT, win));
+  CHECK_MPI(MPI_Win_unlock(next, win));
+  CHECK_MPI(MPI_Type_free(&holed));
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+  for (int i = 0; i < 14; i++) {
+    int want = i < 8 ? 100 + i : i < 10 ? -1 : 204 + i - 10;
+    CHECK(buf[i] == want, "buf[%d] = %d, not %d", i, buf[i], want);
+  }
+  for (int i = 0; i < MANY; i++)
+    CHECK(many[i] == 1000 + i, "many[%d] = %d", i, many[i]);
+  CHECK_MPI(MPI_Win_detach(win, buf));
+  CHECK_MPI(MPI_Win_detach(win, buf + 4));
+  CHECK_MPI(MPI_Win_detach(win, buf + 10));
+  for (int i = 0; i < MANY; i++)
+    CHECK_MPI(MPI_Win_detach(win, &many[i]));
+}
 
 int main(int argc, char **argv)
 {
@@ -64,6 +119,7 @@ int main(int argc, char **argv)
     free(in);
     free(out);
   }
+  regions(win, next, prev);
   CHECK_MPI(MPI_Win_free(&win));
 
   /* attach is for dynamic windows only */

@@ -58,6 +58,18 @@ static void errors(MPI_Win win, int *mem, int n)
     CHECK_MPI(MPI_Put(pair, 1, shifted, next, n - 4, 1, shifted, win)); /* the last two ints: inside */
     CHECK_MPI(MPI_Type_free(&shifted));
   }
+  /* a negative extent lays elements out downwards: 3 of them from displacement 1 reach below the
+     window's start, from displacement 2 they do not */
+  {
+    MPI_Datatype down;
+    int three[3] = {0, 0, 0};
+    CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, -(MPI_Aint)sizeof(int), &down));
+    CHECK_MPI(MPI_Type_commit(&down));
+    CHECK_ERR(MPI_Put(three, 3, MPI_INT, next, 1, 3, down, win), MPI_ERR_RMA_RANGE);
+    CHECK_ERR(MPI_Get(three, 3, MPI_INT, next, 1, 3, down, win), MPI_ERR_RMA_RANGE);
+    CHECK_MPI(MPI_Get(three, 3, MPI_INT, next, 2, 3, down, win));
+    CHECK_MPI(MPI_Type_free(&down));
+  }
   /* bad arguments */
   CHECK_ERR(MPI_Put(&x, 1, MPI_INT, size, 0, 1, MPI_INT, win), MPI_ERR_RANK);
   CHECK_ERR(MPI_Put(&x, 1, MPI_DATATYPE_NULL, next, 0, 1, MPI_INT, win), MPI_ERR_TYPE);
