@@ -109,6 +109,7 @@ typedef struct empi_sched {
     int persistent;
     int active;       /* on the progress list */
     empi_comm_t *comm;
+    empi_comm_t *user_comm;           /* persistent: the user's communicator, comm a private duplicate */
     empi_request_t *req;              /* the user's request (nonblocking/persistent) */
     void **tmp;                       /* buffers freed with the schedule */
     int ntmp, tmpcap;
@@ -129,6 +130,11 @@ typedef struct empi_sched {
 } empi_sched_t;
 
 empi_sched_t *empi_sched_new(empi_comm_t *comm);
+/* The schedule of a persistent collective on comm (collective over comm; NULL with *rc on failure).
+   It runs on a private duplicate of comm: persistent collectives may be started in any order, a
+   different one on each process (MPI 4.0, 6.13), so they cannot share comm's tag sequence or its
+   shared-memory epochs with each other or with the other collectives. */
+empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc);
 /* Blocking calls keep the schedule on their stack: init, build, run, fini. */
 void empi_sched_init(empi_sched_t *s, empi_comm_t *comm);
 /* The same with the call's tag already taken (a blocking call whose fast path declined). */

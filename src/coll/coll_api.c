@@ -173,13 +173,20 @@ static MPI_Aint *widen_displs(empi_sched_t *s, const int *di, const MPI_Aint *dc
     return out;
 }
 
+/* The schedule of a nonblocking or persistent call (NULL when out of memory). */
+static empi_sched_t *sched_heap(empi_comm_t *c, int mode)
+{
+    int rc;
+    return mode == EMPI_COLL_PERSISTENT ? empi_sched_new_persistent(c, &rc) : empi_sched_new(c);
+}
+
 static void sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, int mode)
 {
     if (mode == EMPI_COLL_BLOCKING) {
         empi_sched_init(stack, c);
         *s = stack;
     } else {
-        *s = empi_sched_new(c);
+        *s = sched_heap(c, mode);
     }
 }
 
@@ -198,6 +205,7 @@ static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode
             rc = empi_sched_hold(s, a->rdts[i]);
     }
     s->persistent = mode == EMPI_COLL_PERSISTENT;
+    a->comm = s->comm;   /* a persistent call's private duplicate; errors still go to c */
     if (rc == MPI_SUCCESS)
         rc = empi_coll_build(s, a, mode == EMPI_COLL_BLOCKING);
     if (rc != MPI_SUCCESS) {
@@ -268,7 +276,7 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
         empi_sched_init_tag(&stack, a->comm, a->tag);
         s = &stack;
     } else {
-        s = empi_sched_new(a->comm);
+        s = sched_heap(a->comm, mode);
     }
     int rc = s ? launch(fn, s, a, mode, request) : empi_err_comm(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     empi_unlock();

@@ -44,6 +44,23 @@ empi_sched_t *empi_sched_new(empi_comm_t *comm)
     return s;
 }
 
+empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
+{
+    empi_comm_t *own = NULL;
+    *rc = empi_comm_create_from(comm, comm->group, &own);
+    if (*rc != MPI_SUCCESS)
+        return NULL;
+    empi_sched_t *s = empi_sched_new(own);
+    empi_comm_release(own);   /* the schedule holds the only reference now */
+    if (!s) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    empi_comm_retain(comm);
+    s->user_comm = comm;
+    return s;
+}
+
 int empi_sched_hold(empi_sched_t *s, empi_datatype_t *dt)
 {
     if (!dt || dt->predefined)
@@ -78,6 +95,8 @@ void empi_sched_free(empi_sched_t *s)
     free(s->held);
     if (s->holds_comm)
         empi_comm_release(s->comm);
+    if (s->user_comm)
+        empi_comm_release(s->user_comm);
     if (s->heap)
         free(s);
 }
@@ -494,7 +513,7 @@ int empi_sched_request(empi_sched_t *s, int persistent, empi_request_t **out)
         empi_progress_add_hook(coll_hook);
         hook_added = 1;
     }
-    empi_request_t *req = empi_request_new(EMPI_REQ_COLL, s->comm);
+    empi_request_t *req = empi_request_new(EMPI_REQ_COLL, s->user_comm ? s->user_comm : s->comm);
     if (!req)
         return MPI_ERR_NO_MEM;
     req->ops = &coll_req_ops;

@@ -133,11 +133,12 @@ static int run(const char *fn, empi_comm_t *c, const empi_topo_t *t, const nbr_s
     empi_sched_t stack, *s = &stack;
     empi_request_t *req = NULL;
     empi_lock();
+    int rc = MPI_ERR_NO_MEM;
     if (mode == EMPI_COLL_BLOCKING)
         empi_sched_init(s, c);
     else
-        s = empi_sched_new(c);
-    int rc = s ? build_side(s, rcv, t->in, t->nin, 1, cart, hold) : MPI_ERR_NO_MEM;
+        s = mode == EMPI_COLL_PERSISTENT ? empi_sched_new_persistent(c, &rc) : empi_sched_new(c);
+    rc = s ? build_side(s, rcv, t->in, t->nin, 1, cart, hold) : rc;
     if (rc == MPI_SUCCESS)
         rc = build_side(s, snd, t->out, t->nout, 0, cart, hold);
     if (rc == MPI_SUCCESS)
