@@ -64,7 +64,8 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
     return MPI_SUCCESS;
 }
 
-/* Copy the arguments out; returned derived types carry a new reference the user frees. */
+/* Copy the arguments out; derived types come back as new objects the user frees (MPI 4.1, 5.1.13):
+   renaming or freeing one must not touch the type it was built from. */
 static int contents(const char *fname, empi_datatype_t *dt, MPI_Count max_i, MPI_Count max_a,
                     MPI_Count max_l, MPI_Count max_d, int *ints, MPI_Aint *addrs, MPI_Count *larges,
                     MPI_Datatype *types)
@@ -87,7 +88,12 @@ static int contents(const char *fname, empi_datatype_t *dt, MPI_Count max_i, MPI
         larges[i] = c->larges[i];
     for (MPI_Count i = 0; i < c->nd; i++) {
         types[i] = c->types[i];
-        empi_datatype_retain(c->type_objs[i]);
+        if (!empi_dt_is_named(c->type_objs[i]) && empi_dt_clone(c->type_objs[i], &types[i]) != MPI_SUCCESS) {
+            while (i-- > 0)
+                if (!empi_dt_is_named(c->type_objs[i]))
+                    PMPI_Type_free(&types[i]);
+            return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
+        }
     }
     return MPI_SUCCESS;
 }

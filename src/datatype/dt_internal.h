@@ -51,6 +51,15 @@ typedef struct empi_dt_contents {
     empi_datatype_t **type_objs;   /* retained: a derived type keeps the types it was built from */
 } empi_dt_contents_t;
 
+/* Named types and those of MPI_Type_create_f90_*, which the standard counts as predefined: they
+   cannot be freed and MPI_Type_get_contents hands them out as they are. */
+static inline bool empi_dt_is_named(const empi_datatype_t *dt)
+{
+    int k = dt->contents ? dt->contents->combiner : MPI_COMBINER_NAMED;
+    return dt->predefined || k == MPI_COMBINER_F90_REAL || k == MPI_COMBINER_F90_COMPLEX ||
+           k == MPI_COMBINER_F90_INTEGER;
+}
+
 /* layout construction (dt_layout.c) */
 empi_dt_layout_t *empi_layout_runs(MPI_Count n, const MPI_Aint *disp, const MPI_Count *len);
 empi_dt_layout_t *empi_layout_contig_run(MPI_Aint disp, MPI_Count len);
@@ -86,6 +95,9 @@ int empi_dt_publish(empi_datatype_t *dt, empi_dt_layout_t *layout, empi_dt_conte
 empi_dt_contents_t *empi_contents_new(int combiner, MPI_Count ni, MPI_Count na, MPI_Count nl,
                                       MPI_Count nd);
 void empi_contents_free(empi_dt_contents_t *c);
+/* A new derived type object equal to dt (same contents, layout and bounds; no name, no
+   attributes): what MPI_Type_get_contents returns for a derived type. */
+int empi_dt_clone(const empi_datatype_t *dt, MPI_Datatype *out);
 /* Look up a constructor's old type: any valid type, committed or not, but not MPI_DATATYPE_NULL. */
 int empi_dt_oldtype(const char *fname, MPI_Datatype h, empi_datatype_t **out);
 const char *empi_basic_name(empi_basic_t b);
@@ -98,6 +110,8 @@ void empi_pair_parts(empi_basic_t b, size_t *value_size, size_t *index_off, size
 typedef struct {
     bool any, any_data;
     MPI_Aint lb, ub, tlb, tub;
+    bool any_marked;     /* a member has lb/ub markers (resized): they alone set the bounds */
+    MPI_Aint mlb, mub;
     MPI_Count size;
     MPI_Count basic_count;
     empi_basic_t basic;

@@ -42,8 +42,9 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     empi_datatype_t *dt = empi_datatype_get(*datatype);
     if (!dt)
         return empi_err_noobj(MPI_ERR_TYPE, "MPI_Type_free: datatype is not a valid datatype");
-    if (dt->predefined)
-        return empi_err_noobj(MPI_ERR_TYPE, "MPI_Type_free: %s is a predefined datatype", dt->name);
+    if (empi_dt_is_named(dt))
+        return empi_err_noobj(MPI_ERR_TYPE, "MPI_Type_free: %s is a predefined datatype",
+                              dt->predefined ? dt->name : "a type of MPI_Type_create_f90_*");
     if (dt->attrs) {
         empi_lock();
         int rc = empi_attr_delete_all(EMPI_ATTR_TYPE, dt->handle, &dt->attrs);

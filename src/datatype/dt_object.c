@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/global.h"
-#include "datatype/dt_internal.h"
+#include "datatype/dt_build.h"
 
 static empi_pool_t dt_pool = EMPI_POOL_INITIALIZER(empi_datatype_t, "datatype");
 
@@ -101,6 +101,34 @@ void empi_contents_free(empi_dt_contents_t *c)
     free(c);
 }
 
+int empi_dt_clone(const empi_datatype_t *old, MPI_Datatype *out)
+{
+    const empi_dt_contents_t *oc = old->contents;
+    empi_datatype_t *dt = empi_dt_alloc();
+    empi_dt_contents_t *c = empi_contents_new(oc->combiner, oc->ni, oc->na, oc->nl, oc->nd);
+    if (!dt || !c) {
+        empi_contents_free(c);
+        if (dt)
+            dt->obj.magic = EMPI_MAGIC_FREED;
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(c->ints, oc->ints, (size_t)oc->ni * sizeof *c->ints);
+    memcpy(c->addrs, oc->addrs, (size_t)oc->na * sizeof *c->addrs);
+    memcpy(c->larges, oc->larges, (size_t)oc->nl * sizeof *c->larges);
+    for (MPI_Count i = 0; i < oc->nd; i++)
+        empi_contents_set_type(c, i, oc->type_objs[i]);
+    dt->size = old->size;
+    dt->lb = old->lb, dt->ub = old->ub, dt->extent = old->extent;
+    dt->true_lb = old->true_lb, dt->true_ub = old->true_ub;
+    dt->basic = old->basic;
+    dt->basic_count = old->basic_count;
+    dt->align = old->align;
+    dt->explicit_bounds = old->explicit_bounds;
+    dt->committed = old->committed;
+    empi_layout_ref(old->layout);
+    return empi_dt_publish(dt, old->layout, c, out);
+}
+
 void empi_acc_init(empi_dt_acc_t *a)
 {
     memset(a, 0, sizeof *a);
@@ -121,6 +149,17 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
     } else {
         if (lb < a->lb) a->lb = lb;
         if (ub > a->ub) a->ub = ub;
+    }
+    /* The standard's lb is the least lb marker when there is one, whatever data lies below it;
+       likewise ub (MPI 4.1, 5.1.8). */
+    if (old->explicit_bounds) {
+        if (!a->any_marked) {
+            a->any_marked = true;
+            a->mlb = lb, a->mub = ub;
+        } else {
+            if (lb < a->mlb) a->mlb = lb;
+            if (ub > a->mub) a->mub = ub;
+        }
     }
     /* true bounds describe data: a member without any does not widen them */
     if (old->size > 0) {
@@ -145,9 +184,9 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
 void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt)
 {
     dt->size = a->size;
-    dt->lb = a->lb;
-    dt->ub = a->ub;
-    dt->extent = a->ub - a->lb;
+    dt->lb = a->any_marked ? a->mlb : a->lb;
+    dt->ub = a->any_marked ? a->mub : a->ub;
+    dt->extent = dt->ub - dt->lb;
     /* no data at all: the true bounds collapse onto lb */
     dt->true_lb = a->any_data ? a->tlb : a->lb;
     dt->true_ub = a->any_data ? a->tub : a->lb;

@@ -524,6 +524,22 @@ static void test_constructors(void)
     T_OK(MPI_Type_create_hvector(3, 128, -256, MPI_BYTE, &t));
     check_bounds("hvector(3,128,-256,byte)", t, 384, -512, 640, -512, 640);
     check_continued("hvector(3,128,-256,byte)", t, -512, -768);
+    /* a resized member's lb/ub markers alone bound a struct, whatever data lies outside them
+       (MPI 4.1, 5.1.8): no alignment padding either */
+    {
+        MPI_Datatype r8, mixed;
+        T_OK(MPI_Type_create_resized(MPI_INT, 0, 8, &r8));
+        int bl[2] = {1, 1};
+        MPI_Aint after[2] = {0, 8}, before[2] = {-16, 0};
+        MPI_Datatype ta[2] = {r8, MPI_DOUBLE}, tb[2] = {MPI_DOUBLE, r8};
+        T_OK(MPI_Type_create_struct(2, bl, after, ta, &mixed));
+        check_bounds("struct{resized(int,0,8)@0, double@8}", mixed, 12, 0, 8, 0, 16);
+        MPI_Type_free(&mixed);
+        T_OK(MPI_Type_create_struct(2, bl, before, tb, &mixed));
+        check_bounds("struct{double@-16, resized(int,0,8)@0}", mixed, 12, 0, 8, -16, 20);
+        MPI_Type_free(&mixed);
+        MPI_Type_free(&r8);
+    }
 }
 
 static void test_subarray_darray(void)
@@ -594,7 +610,19 @@ static void test_decode(void)
     T_OK(MPI_Type_get_envelope(u, &ni, &na, &nd, &comb));
     T_CHECK(comb == MPI_COMBINER_HVECTOR && ni == 2 && na == 1 && nd == 1, "hvector envelope");
     T_OK(MPI_Type_get_contents(u, 2, 1, 1, ints, addrs, types));
-    T_CHECK(ints[0] == 2 && ints[1] == 4 && addrs[0] == 64 && types[0] == t, "hvector contents");
+    T_CHECK(ints[0] == 2 && ints[1] == 4 && addrs[0] == 64, "hvector contents");
+    /* a derived type comes back as a new object equal to the one given (MPI 4.1, 5.1.13): naming
+       or freeing it leaves the user's t alone */
+    T_OK(MPI_Type_get_envelope(types[0], &ni, &na, &nd, &comb));
+    T_CHECK(types[0] != t && comb == MPI_COMBINER_VECTOR && ni == 3, "hvector's inner type is a new vector");
+    {
+      char name[MPI_MAX_OBJECT_NAME];
+      int len;
+      T_OK(MPI_Type_set_name(t, "mine"));
+      T_OK(MPI_Type_set_name(types[0], "copy"));
+      T_OK(MPI_Type_get_name(t, name, &len));
+      T_CHECK(strcmp(name, "mine") == 0, "renaming the returned type renamed the user's (%s)", name);
+    }
     MPI_Type_free(&types[0]);   /* a derived type returned by get_contents is the user's to free */
     MPI_Type_free(&t);
     /* u still holds the vector: decoding it again works */
@@ -658,6 +686,9 @@ static void test_decode(void)
     T_CHECK(size == 8, "f90_real(10,100) size %d", size);
     T_OK(MPI_Type_create_f90_real(10, 100, &u));
     T_CHECK(t == u, "f90 types are cached");
+    /* they are predefined: freeing one is refused and leaves the cached handle working */
+    T_CHECK(MPI_Type_free(&u) == MPI_ERR_TYPE && u == t, "freeing an f90 type");
+    T_OK(MPI_Type_size(t, &size));
 }
 
 static void test_counts(void)
