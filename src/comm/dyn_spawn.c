@@ -129,12 +129,17 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
         rc |= push(a, "-hosts") | push(a, hosts);
     /* Each command's own "wdir" and "path" hints apply to it alone. */
     for (int i = 0; i < count; i++) {
-        char n[16], command[PATH_MAX];
+        char n[16], nargs[16], command[PATH_MAX];
         const char *wdir = hint(&apps[i], "wdir");
+        int k = 0;
+        while (apps[i].argv && apps[i].argv[k])
+            k++;
         snprintf(n, sizeof n, "%d", apps[i].maxprocs);
+        snprintf(nargs, sizeof nargs, "%d", k);
         if (i)
             rc |= push(a, ":");
-        rc |= push(a, "-n") | push(a, n);
+        /* -nargs: an argument ":" is the program's, not a separator of mpiexec's */
+        rc |= push(a, "-n") | push(a, n) | push(a, "-nargs") | push(a, nargs);
         if (wdir)
             rc |= push(a, "-wdir") | push(a, wdir);
         resolve_command(&apps[i], command, sizeof command);

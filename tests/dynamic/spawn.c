@@ -1,7 +1,8 @@
 /*
  * MPI_Comm_spawn of copies of this program (a child knows itself by MPI_Comm_get_parent), three
  * times in a row in one run:
- *   round 0: MPI_COMM_WORLD spawns 3 children, root 0, argv {"child", "a b", "x"}
+ *   round 0: MPI_COMM_WORLD spawns 3 children, root 0, argv {"child", "a b", ":", "x"} (":" is
+ *            an argument like any other, not mpiexec's separator of programs)
  *   round 1: MPI_COMM_WORLD spawns 3 children, root = last rank, argv with shell metacharacters
  *            and an empty string (both must arrive unchanged: no shell in between)
  *   round 2: world rank 0 alone spawns 2 children over MPI_COMM_SELF with MPI_ARGV_NULL while the
@@ -28,7 +29,7 @@ typedef struct {
 } round_t;
 
 static const round_t rounds[NROUNDS] = {
-    {0, 0, 3, {"child", "a b", "x", NULL}},
+    {0, 0, 3, {"child", "a b", ":", "x", NULL}},
     {0, 1, 3, {"child", "round 2", "*$HOME;'\"`|<>&(", "", "--x=y z", NULL}},
     {1, 0, 2, {NULL}},
 };

@@ -28,6 +28,16 @@ rank 3 size 6 appnum 1 universe 6 sum 5 prog other_app var two args beta gamma $
 rank 4 size 6 appnum 1 universe 6 sum 5 prog other_app var two args beta gamma $MARK
 rank 5 size 6 appnum 2 universe 6 sum 5 prog mpmd_test var g args delta $MARK"
 
+# -nargs K: the K words after the program are its arguments, ':' and options included; a count
+# that does not end at ':' or the end of the line is an error.
+run -n 1 -nargs 3 "$APP" ":" -n "$MARK" : -n 1 -nargs 0 "$APP"
+expect_status 0
+expect_count out "^rank 0 size 2 appnum 0 universe 2 sum 1 prog mpmd_test var - args : -n $MARK\$" 1
+expect_count out "^rank 1 size 2 appnum 1 universe 2 sum 1 prog mpmd_test var - args\$" 1
+run -n 1 -nargs 1 "$APP" a b
+expect_status 1
+expect_count err "nargs 1: the program .* is not followed by 1 arguments" 1
+
 # -usize and its spellings; the environment variable; never below the job's size; and the
 # hosts' slots by default.
 run -usize 12 -n 2 "$APP" "$MARK"

@@ -32,6 +32,7 @@ typedef struct app_context {
     int nenv;
     char *program_path;  /* resolved in main.c, so a missing program fails early */
     char *wdir;          /* its -wdir, absolute (main.c); NULL: the job's */
+    int nargs;           /* -nargs: how many words after the program are its arguments; -1: up to ':' */
 } app_context_t;
 
 typedef struct mpiexec_options {

@@ -6,6 +6,7 @@
 #include "mpiexec.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ static void usage(FILE *f)
         "  -env NAME VALUE          set NAME=VALUE for the ranks of this context\n"
         "  -wdir DIR                run the ranks of this context in DIR (also --wdir, -wd);\n"
         "                           a relative program path is relative to it\n"
+        "  -nargs K                 the program takes exactly the K words after it as its\n"
+        "                           arguments, ':' included (what MPI_Comm_spawn passes)\n"
         "Options for the whole job, in whichever context they appear:\n"
         "  -genv NAME VALUE         set NAME=VALUE for every rank (-env overrides it)\n"
         "  -x NAME[=VALUE]          export NAME (current or given value) to every rank\n"
@@ -352,7 +355,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
                         "--host", "-H", "--hosts", "-f", "-hostfile", "--hostfile",
                         "-machinefile", "--machinefile", "-bind-to", "--bind-to",
                         "-map-by", "--map-by", "-usize", "--usize", "--universe-size",
-                        "-universe-size", "-wdir", "--wdir", "-wd", "--wd", "-gwdir", "--gwdir", "--prefix",
+                        "-universe-size", "-nargs", "-wdir", "--wdir", "-wd", "--wd", "-gwdir", "--gwdir", "--prefix",
                         "-prefix", "-N", "-genvlist", "-envlist", "-launcher", "-bootstrap", "-launcher-exec",
                         "-bootstrap-exec", "-outfile-pattern", "-errfile-pattern", "--output-filename",
                         "-output-filename", "--rank-by", "-rank-by") ? 1
@@ -405,6 +408,14 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             rc = set_binding(o, val);
         } else if (ANY("--report-bindings", "-report-bindings")) {
             add_env(&o->env, &o->nenv, "EMPI_REPORT_BINDINGS", "1");
+        } else if (ANY("-nargs")) {
+            char *end;
+            long k = strtol(val, &end, 10);
+            if (*val == '\0' || *end || k < 0 || k > INT_MAX / 2) {
+                opt_error("%s needs a number of arguments, got '%s'", opt, val);
+                rc = -1;
+            }
+            app->nargs = (int)k;
         } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
             free(app->wdir);
             app->wdir = strdup(val);
@@ -485,7 +496,7 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
     for (;;) {
         o->apps = realloc(o->apps, sizeof *o->apps * (size_t)(o->napps + 1));
         app_context_t *app = &o->apps[o->napps++];
-        *app = (app_context_t){ .nprocs = 1 };
+        *app = (app_context_t){ .nprocs = 1, .nargs = -1 };
         cur_app = o->napps;
         int rc = parse_options(argc, argv, &i, o, app);
         if (rc != 0)
@@ -498,9 +509,17 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
             usage(stderr);
             return -1;
         }
-        int end = i;
-        while (end < argc && strcmp(argv[end], ":"))
-            end++;
+        int end = i + 1;
+        if (app->nargs < 0) {
+            while (end < argc && strcmp(argv[end], ":"))
+                end++;
+        } else if (app->nargs > argc - end || (app->nargs < argc - end && strcmp(argv[end + app->nargs], ":"))) {
+            opt_error("-nargs %d: the program %s is not followed by %d arguments and then ':' or the end",
+                      app->nargs, argv[i], app->nargs);
+            return -1;
+        } else {
+            end += app->nargs;
+        }
         app->argv = calloc((size_t)(end - i + 1), sizeof(char *));
         memcpy(app->argv, argv + i, sizeof(char *) * (size_t)(end - i));
         if (app->nprocs > MAX_RANKS - o->nprocs) {
