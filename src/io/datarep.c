@@ -3,7 +3,8 @@
  * "external32" converts through the datatype engine's external32 support; MPI_Register_datarep
  * adds user representations whose conversion functions the standard defines. Views keep their
  * byte layout from the memory types, so a representation must keep every etype's size (true of
- * external32 for the fixed-size C types on this ABI); others are refused at MPI_File_set_view.
+ * external32 for the fixed-size C types on this ABI); others are refused at MPI_File_set_view,
+ * and memory datatypes whose size they change at the access (MPI_LONG in external32).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
         return 1;
     if (rep->external32)
         return empi_dt_external32_size(dt, 1) == dt->size;
-    if (!dt->predefined)   /* user functions only know basic types: judge a view by its etype */
+    if (!dt->predefined)   /* user functions only know basic types: judged by the predefined ones */
         return 1;
     MPI_Aint ext = 0;
     return rep->extent_fn(dt->handle, &ext, rep->extra_state) == MPI_SUCCESS && ext == dt->size;
@@ -77,13 +78,10 @@ static int is_native(const empi_datarep_t *rep, int to_file)
     return to_file ? !rep->write_fn && !rep->write_fn_c : !rep->read_fn && !rep->read_fn_c;
 }
 
-/* A user conversion: count is in the type signature's basic items, position too (standard). */
-static int user_convert(const empi_datarep_t *rep, int to_file, void *buf, empi_datatype_t *dt, MPI_Count count,
-                        void *filebuf, MPI_Offset position)
+/* A user conversion of `items` basic items of the type signature, position too (standard). */
+static int user_convert_items(const empi_datarep_t *rep, int to_file, void *buf, empi_datatype_t *dt, MPI_Count items,
+                              void *filebuf, MPI_Offset position)
 {
-    MPI_Count items = empi_dt_elements_in(dt, count * dt->size);
-    if (items < 0)
-        return MPI_ERR_CONVERSION;
     MPI_Datarep_conversion_function *fn = to_file ? rep->write_fn : rep->read_fn;
     MPI_Datarep_conversion_function_c *fn_c = to_file ? rep->write_fn_c : rep->read_fn_c;
     int rc;
@@ -103,8 +101,10 @@ int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count c
         empi_dt_pack(buf, count, dt, 0, filebuf, filebytes);
         return MPI_SUCCESS;
     }
-    if (!rep->external32)
-        return user_convert(rep, 1, (void *)buf, dt, count, filebuf, position);
+    if (!rep->external32) {
+        MPI_Count items = empi_dt_elements_in(dt, count * dt->size);
+        return items < 0 ? MPI_ERR_CONVERSION : user_convert_items(rep, 1, (void *)buf, dt, items, filebuf, position);
+    }
     char *native = malloc((size_t)(filebytes ? filebytes : 1));
     if (!native)
         return MPI_ERR_NO_MEM;
@@ -121,14 +121,28 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
         empi_dt_unpack(buf, count, dt, 0, filebuf, filebytes);
         return MPI_SUCCESS;
     }
-    if (!rep->external32)
-        return user_convert(rep, 0, buf, dt, count, (void *)filebuf, position);
-    char *native = malloc((size_t)(filebytes ? filebytes : 1));
-    if (!native)
+    MPI_Count whole = filebytes / dt->size, rest = filebytes - whole * dt->size;
+    if (!rep->external32) {
+        MPI_Count items = empi_dt_elements_in(dt, filebytes);
+        return items < 0 ? MPI_ERR_CONVERSION : user_convert_items(rep, 0, buf, dt, items, (void *)filebuf, position);
+    }
+    /* external32 converts whole elements: a last partial one (a read cut short by the end of
+       the file) is converted from a zero-padded copy and only its bytes read are delivered */
+    char *native = malloc((size_t)(whole + (rest > 0)) * (size_t)dt->size + 1);
+    char *last = rest > 0 ? calloc(1, (size_t)dt->size) : NULL;
+    if (!native || (rest > 0 && !last)) {
+        free(native);
+        free(last);
         return MPI_ERR_NO_MEM;
-    empi_dt_external32_convert(dt, count, native, (void *)filebuf, 0);
+    }
+    empi_dt_external32_convert(dt, whole, native, (void *)filebuf, 0);
+    if (rest > 0) {
+        memcpy(last, (const char *)filebuf + whole * dt->size, (size_t)rest);
+        empi_dt_external32_convert(dt, 1, native + whole * dt->size, last, 0);
+    }
     empi_dt_unpack(buf, count, dt, 0, native, filebytes);
     free(native);
+    free(last);
     return MPI_SUCCESS;
 }
 

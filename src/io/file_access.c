@@ -30,6 +30,11 @@ int empi_io_call_check(empi_io_call_t *c, MPI_File fh, const void *buf, MPI_Coun
                              "%s: a file opened MPI_MODE_SEQUENTIAL has only the shared file pointer", c->fname);
     if (c->ptr == EMPI_IO_AT && c->offset < 0)
         return empi_err_file(f, MPI_ERR_ARG, "%s: offset %lld is negative", c->fname, (long long)c->offset);
+    if (f->view.rep && !empi_datarep_size_preserving(f->view.rep, c->dt))
+        return empi_err_file(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                             "%s: data representation '%s' changes the size of the datatype's items (as external32 "
+                             "does MPI_LONG's): not supported",
+                             c->fname, f->view.datarep);
     if ((count * c->dt->size) % f->view.esize != 0)
         return empi_err_file(f, MPI_ERR_TYPE, "%s: %lld bytes of data are not a whole number of etypes (%lld bytes)",
                              c->fname, (long long)(count * c->dt->size), (long long)f->view.esize);

@@ -160,7 +160,8 @@ int empi_datarep_find(const char *name, const empi_datarep_t **rep);
 int empi_datarep_extent(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Aint *extent);
 /* Can the layout of a view be used under rep: every etype must keep its size in the file. */
 int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt);
-/* Convert count elements of dt between memory (buf) and the file representation (filebuf). */
+/* Convert count elements of dt from memory (buf) to the file representation (filebuf); and back
+   the first filebytes bytes of a stream (whole basic items) into buf, which holds count elements. */
 int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count count, empi_datatype_t *dt,
                          void *filebuf, MPI_Count filebytes, MPI_Offset position);
 int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count, empi_datatype_t *dt,

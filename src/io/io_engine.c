@@ -171,12 +171,15 @@ static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Cou
             rc = empi_io_stream(f, dir, pos, filebuf, total, done);
     } else {
         rc = empi_io_stream(f, dir, pos, filebuf, total, done);
-        MPI_Count whole = *done / dt->size;   /* a partial element cannot be converted */
-        if (whole > 0) {
-            int rc2 = empi_datarep_from_file(rep, buf, whole, dt, filebuf, whole * dt->size, position);
+        /* a read cut short by the end of the file delivers its whole basic items */
+        MPI_Offset keep = *done;
+        while (keep > 0 && empi_dt_elements_in(dt, keep) < 0)
+            keep--;
+        if (keep > 0) {
+            int rc2 = empi_datarep_from_file(rep, buf, count, dt, filebuf, keep, position);
             rc = rc != MPI_SUCCESS ? rc : rc2;
         }
-        *done = whole * dt->size;
+        *done = keep;
     }
     free(filebuf);
     return rc;

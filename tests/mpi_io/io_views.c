@@ -232,6 +232,25 @@ static void test_external32(const char *path)
                   raw[4 * i + 3] == (u & 255),
               "int %d is not big-endian in the file", i);
     }
+    /* a read cut short by the end of the file delivers every whole int it got, even inside an
+       element of two: 3 pairs asked for, the file's ints 4 * size of them */
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL));
+    MPI_Datatype pair;
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_INT, &pair));
+    CHECK_MPI(MPI_Type_commit(&pair));
+    int tail[6] = {-9, -9, -9, -9, -9, -9}, n = 4 * empi_size();
+    MPI_Status st;
+    CHECK_MPI(MPI_File_read_at(fh, (MPI_Offset)(n - 3) * 4, tail, 3, pair, &st));
+    int elems = -1;
+    CHECK_MPI(MPI_Get_elements(&st, pair, &elems));
+    int last = empi_size() - 1;
+    CHECK(elems == 3 && tail[0] == -2 && tail[1] == last && tail[2] == 0x7f000000 && tail[3] == -9,
+          "short external32 read: %d ints, %d %d %d %d", elems, tail[0], tail[1], tail[2], tail[3]);
+    CHECK_MPI(MPI_Type_free(&pair));
+    /* a memory type whose items change size in the representation is refused, not written wrong */
+    long l = 7;
+    CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
+    CHECK_ERR(MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_DATAREP);
     CHECK_MPI(MPI_File_close(&fh));
     io_test_remove(path);
 }
