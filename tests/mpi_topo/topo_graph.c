@@ -154,6 +154,11 @@ static void check_dist(MPI_Comm c, int weighted, int ordered, const char *what)
         CHECK(same_edges(s, weighted ? sw : NULL, in, weighted ? inw : NULL, nin), "%s: wrong in-edges", what);
         CHECK(same_edges(d, weighted ? dw : NULL, out, weighted ? outw : NULL, nout), "%s: wrong out-edges", what);
     }
+    /* MPI_UNWEIGHTED asks for no weights even of a weighted graph; the other array is still filled */
+    int s2[64], dw2[4] = {-1, -1, -1, -1};
+    CHECK_MPI(MPI_Dist_graph_neighbors(c, 64, s2, MPI_UNWEIGHTED, 4, d, weighted ? dw2 : MPI_UNWEIGHTED));
+    CHECK(!memcmp(s2, s, (size_t)nin * sizeof(int)) && (!weighted || !memcmp(dw2, dw, (size_t)nout * sizeof(int))),
+          "%s: neighbors with the source weights not asked for", what);
 }
 
 static void test_dist_graph(void)
