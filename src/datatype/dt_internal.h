@@ -95,6 +95,9 @@ int empi_dt_publish(empi_datatype_t *dt, empi_dt_layout_t *layout, empi_dt_conte
 empi_dt_contents_t *empi_contents_new(int combiner, MPI_Count ni, MPI_Count na, MPI_Count nl,
                                       MPI_Count nd);
 void empi_contents_free(empi_dt_contents_t *c);
+/* dt takes old's size, bounds, basic kind, alignment, committed state and (a reference on) its
+   layout: a type equal to old. */
+void empi_dt_copy_shape(empi_datatype_t *dt, const empi_datatype_t *old);
 /* A new derived type object equal to dt (same contents, layout and bounds; no name, no
    attributes): what MPI_Type_get_contents returns for a derived type. */
 int empi_dt_clone(const empi_datatype_t *dt, MPI_Datatype *out);

@@ -101,6 +101,19 @@ void empi_contents_free(empi_dt_contents_t *c)
     free(c);
 }
 
+void empi_dt_copy_shape(empi_datatype_t *dt, const empi_datatype_t *old)
+{
+    dt->size = old->size;
+    dt->lb = old->lb, dt->ub = old->ub, dt->extent = old->extent;
+    dt->true_lb = old->true_lb, dt->true_ub = old->true_ub;
+    dt->basic = old->basic;
+    dt->basic_count = old->basic_count;
+    dt->align = old->align;
+    dt->explicit_bounds = old->explicit_bounds;
+    dt->committed = old->committed;
+    empi_layout_ref(old->layout);
+}
+
 int empi_dt_clone(const empi_datatype_t *old, MPI_Datatype *out)
 {
     const empi_dt_contents_t *oc = old->contents;
@@ -117,15 +130,7 @@ int empi_dt_clone(const empi_datatype_t *old, MPI_Datatype *out)
     memcpy(c->larges, oc->larges, (size_t)oc->nl * sizeof *c->larges);
     for (MPI_Count i = 0; i < oc->nd; i++)
         empi_contents_set_type(c, i, oc->type_objs[i]);
-    dt->size = old->size;
-    dt->lb = old->lb, dt->ub = old->ub, dt->extent = old->extent;
-    dt->true_lb = old->true_lb, dt->true_ub = old->true_ub;
-    dt->basic = old->basic;
-    dt->basic_count = old->basic_count;
-    dt->align = old->align;
-    dt->explicit_bounds = old->explicit_bounds;
-    dt->committed = old->committed;
-    empi_layout_ref(old->layout);
+    empi_dt_copy_shape(dt, old);
     return empi_dt_publish(dt, old->layout, c, out);
 }
 

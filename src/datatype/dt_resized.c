@@ -63,15 +63,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
     empi_contents_set_type(c, 0, old);
-    dt->size = old->size;
-    dt->lb = old->lb, dt->ub = old->ub, dt->extent = old->extent;
-    dt->true_lb = old->true_lb, dt->true_ub = old->true_ub;
-    dt->basic = old->basic;
-    dt->basic_count = old->basic_count;
-    dt->align = old->align;
-    dt->explicit_bounds = old->explicit_bounds;
-    dt->committed = old->committed;   /* the standard: same committed state as oldtype */
-    empi_layout_ref(old->layout);
+    empi_dt_copy_shape(dt, old);   /* committed too: the standard wants oldtype's committed state */
     int rc = empi_dt_publish(dt, old->layout, c, newtype);
     if (rc == MPI_SUCCESS)
         rc = empi_dt_copy_attrs(fname, old, dt);
