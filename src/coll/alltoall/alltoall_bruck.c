@@ -13,10 +13,11 @@ EMPI_ALG(empi_alltoall_bruck)
     MPI_Count sc = a->scount;
     empi_datatype_t *sdt = a->sdt;
     if (a->in_place) {
-        if (!(sbuf = empi_a2a_inplace(s, a, 0)))
-            return MPI_ERR_NO_MEM;
-        sc = a->rcount;
-        sdt = a->rdt;
+        empi_a2a_packed_t pk;
+        EMPI_TRY(empi_a2a_pack(s, a, 0, &pk));
+        sbuf = pk.buf;
+        sc = a->rcount * a->rdt->size;
+        sdt = empi_byte_type;
     }
     MPI_Count nb = a->rcount * a->rdt->size;
     char *pk = empi_sched_tmp(s, (size_t)(nb * p));

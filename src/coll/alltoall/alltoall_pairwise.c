@@ -12,10 +12,11 @@ EMPI_ALG(empi_alltoall_pairwise)
     MPI_Count sc = a->scount;
     empi_datatype_t *sdt = a->sdt;
     if (a->in_place) {
-        if (!(sbuf = empi_a2a_inplace(s, a, 0)))
-            return MPI_ERR_NO_MEM;
-        sc = a->rcount;
-        sdt = a->rdt;
+        empi_a2a_packed_t pk;
+        EMPI_TRY(empi_a2a_pack(s, a, 0, &pk));
+        sbuf = pk.buf;
+        sc = a->rcount * a->rdt->size;
+        sdt = empi_byte_type;
     }
     EMPI_TRY(empi_sched_copy(s, empi_coll_off(sbuf, rank * sc, sdt), sc, sdt,
                              empi_coll_off(a->rbuf, rank * a->rcount, a->rdt), a->rcount, a->rdt));

@@ -12,11 +12,12 @@ EMPI_ALG(empi_alltoallv_pairwise)
     const MPI_Aint *sd = a->sdispls;
     empi_datatype_t *sdt = a->sdt;
     if (a->in_place) {
-        if (!(sbuf = empi_a2a_inplace(s, a, 0)))
-            return MPI_ERR_NO_MEM;
-        sc = a->rcounts;
-        sd = a->rdispls;
-        sdt = a->rdt;
+        empi_a2a_packed_t pk;
+        EMPI_TRY(empi_a2a_pack(s, a, 0, &pk));
+        sbuf = pk.buf;
+        sc = pk.counts;
+        sd = pk.displs;
+        sdt = empi_byte_type;
     }
     EMPI_TRY(empi_sched_copy(s, empi_coll_off(sbuf, sd[rank], sdt), sc[rank], sdt,
                              empi_coll_off(a->rbuf, a->rdispls[rank], a->rdt), a->rcounts[rank], a->rdt));

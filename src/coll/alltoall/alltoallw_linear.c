@@ -12,11 +12,12 @@ EMPI_ALG(empi_alltoallw_linear)
     const MPI_Aint *sd = a->sdispls;
     empi_datatype_t *const *sdt = a->sdts;
     if (a->in_place) {
-        if (!(sbuf = empi_a2a_inplace(s, a, 1)))
-            return MPI_ERR_NO_MEM;
-        sc = a->rcounts;
-        sd = a->rdispls;
-        sdt = a->rdts;
+        empi_a2a_packed_t pk;
+        EMPI_TRY(empi_a2a_pack(s, a, 1, &pk));
+        sbuf = pk.buf;
+        sc = pk.counts;
+        sd = pk.displs;
+        sdt = pk.types;
     }
     char *rbuf = a->rbuf;
     for (int k = 1; k < p; k++) {
