@@ -51,7 +51,6 @@ static int check_dt(MPI_Datatype h, MPI_Count count, empi_datatype_t **dt, const
     return empi_datatype_check(h, count, dt, why);
 }
 
-/* The byte offset of the target buffer from the peer's base, and its bounds inside the window. */
 typedef struct {
     empi_win_t *w;
     int target;
@@ -75,6 +74,7 @@ static int dyn_inside(empi_win_t *w, empi_rma_op_t *op, MPI_Aint lo, MPI_Aint hi
     return empi_dt_runs(op->tcount, op->tdt, run_outside, &c) == 0;
 }
 
+/* The byte offset of the target buffer from the peer's base, and its bounds inside the window. */
 static int check_range(empi_win_t *w, empi_rma_op_t *op, MPI_Aint disp, const char *fname)
 {
     empi_win_peer_t *p = &w->peers[op->target];

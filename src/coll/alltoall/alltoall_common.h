@@ -48,4 +48,23 @@ static inline int empi_a2a_pack(empi_sched_t *s, const empi_coll_args_t *a, int 
     return empi_sched_fence(s);
 }
 
+/* The v and w forms' send side replaced by the packed receive blocks (w: per-block types). */
+static inline int empi_a2av_in_place(empi_sched_t *s, const empi_coll_args_t *a, const char **sbuf,
+                                     const MPI_Count **sc, const MPI_Aint **sd, empi_datatype_t **sdt)
+{
+    empi_a2a_packed_t pk;
+    EMPI_TRY(empi_a2a_pack(s, a, 0, &pk));
+    *sbuf = pk.buf, *sc = pk.counts, *sd = pk.displs, *sdt = empi_byte_type;
+    return MPI_SUCCESS;
+}
+
+static inline int empi_a2aw_in_place(empi_sched_t *s, const empi_coll_args_t *a, const char **sbuf,
+                                     const MPI_Count **sc, const MPI_Aint **sd, empi_datatype_t *const **sdts)
+{
+    empi_a2a_packed_t pk;
+    EMPI_TRY(empi_a2a_pack(s, a, 1, &pk));
+    *sbuf = pk.buf, *sc = pk.counts, *sd = pk.displs, *sdts = pk.types;
+    return MPI_SUCCESS;
+}
+
 #endif

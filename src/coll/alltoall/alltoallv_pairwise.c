@@ -11,14 +11,8 @@ EMPI_ALG(empi_alltoallv_pairwise)
     const MPI_Count *sc = a->scounts;
     const MPI_Aint *sd = a->sdispls;
     empi_datatype_t *sdt = a->sdt;
-    if (a->in_place) {
-        empi_a2a_packed_t pk;
-        EMPI_TRY(empi_a2a_pack(s, a, 0, &pk));
-        sbuf = pk.buf;
-        sc = pk.counts;
-        sd = pk.displs;
-        sdt = empi_byte_type;
-    }
+    if (a->in_place)
+        EMPI_TRY(empi_a2av_in_place(s, a, &sbuf, &sc, &sd, &sdt));
     EMPI_TRY(empi_sched_copy(s, empi_coll_off(sbuf, sd[rank], sdt), sc[rank], sdt,
                              empi_coll_off(a->rbuf, a->rdispls[rank], a->rdt), a->rcounts[rank], a->rdt));
     EMPI_TRY(empi_sched_fence(s));

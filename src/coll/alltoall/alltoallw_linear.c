@@ -11,14 +11,8 @@ EMPI_ALG(empi_alltoallw_linear)
     const MPI_Count *sc = a->scounts;
     const MPI_Aint *sd = a->sdispls;
     empi_datatype_t *const *sdt = a->sdts;
-    if (a->in_place) {
-        empi_a2a_packed_t pk;
-        EMPI_TRY(empi_a2a_pack(s, a, 1, &pk));
-        sbuf = pk.buf;
-        sc = pk.counts;
-        sd = pk.displs;
-        sdt = pk.types;
-    }
+    if (a->in_place)
+        EMPI_TRY(empi_a2aw_in_place(s, a, &sbuf, &sc, &sd, &sdt));
     char *rbuf = a->rbuf;
     for (int k = 1; k < p; k++) {
         int src = (rank - k + p) % p;
