@@ -173,21 +173,23 @@ static MPI_Aint *widen_displs(empi_sched_t *s, const int *di, const MPI_Aint *dc
     return out;
 }
 
-/* The schedule of a nonblocking or persistent call (NULL when out of memory). */
-static empi_sched_t *sched_heap(empi_comm_t *c, int mode)
+/* The schedule of a nonblocking or persistent call; NULL with *rc (an MPI error class) on failure. */
+static empi_sched_t *sched_heap(empi_comm_t *c, int mode, int *rc)
 {
-    int rc;
-    return mode == EMPI_COLL_PERSISTENT ? empi_sched_new_persistent(c, &rc) : empi_sched_new(c);
+    *rc = MPI_ERR_NO_MEM;
+    return mode == EMPI_COLL_PERSISTENT ? empi_sched_new_persistent(c, rc) : empi_sched_new(c);
 }
 
-static void sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, int mode)
+static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, int mode)
 {
+    int rc = MPI_ERR_NO_MEM;
     if (mode == EMPI_COLL_BLOCKING) {
         empi_sched_init(stack, c);
         *s = stack;
     } else {
-        *s = sched_heap(c, mode);
+        *s = sched_heap(c, mode, &rc);
     }
+    return rc;
 }
 
 /* Build and run/launch; raises on failure. Releases s on every path except a launched request. */
@@ -275,10 +277,13 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
         }
         empi_sched_init_tag(&stack, a->comm, a->tag);
         s = &stack;
-    } else {
-        s = sched_heap(a->comm, mode);
     }
-    int rc = s ? launch(fn, s, a, mode, request) : empi_err_comm(a->comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    int rc = MPI_ERR_NO_MEM;
+    if (mode != EMPI_COLL_BLOCKING)
+        s = sched_heap(a->comm, mode, &rc);
+    rc = s ? launch(fn, s, a, mode, request)
+           : empi_err_comm(a->comm, rc, "%s: %s", fn,
+                           rc == MPI_ERR_NO_MEM ? "out of memory" : "making the persistent call's communicator failed");
     empi_unlock();
     return rc;
 }
@@ -358,13 +363,13 @@ int empi_coll_red(const char *fn, int coll, const void *sbuf, void *rbuf, MPI_Co
         return finish(fn, &A, mode, request);
     empi_sched_t stack, *s;
     empi_lock();
-    sched_prepare(&stack, &s, c, mode);
+    int made = sched_prepare(&stack, &s, c, mode);
     MPI_Count *rc = s ? empi_sched_tmp(s, (size_t)c->size * sizeof *rc) : NULL;
     int err;
     if (!rc) {
         if (s)
             empi_sched_free(s);
-        err = empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        err = empi_err_comm(c, s ? MPI_ERR_NO_MEM : made, "%s: out of memory (or no persistent communicator)", fn);
     } else {
         for (int i = 0; i < c->size; i++)
             rc[i] = count;
@@ -392,12 +397,12 @@ int empi_coll_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, const
     A.rbuf = rbuf;
     empi_sched_t stack, *s;
     empi_lock();
-    sched_prepare(&stack, &s, c, mode);
+    int made = sched_prepare(&stack, &s, c, mode);
     int err;
     if (!s || !(A.rcounts = widen_counts(s, ci, cc, c->size))) {
         if (s)
             empi_sched_free(s);
-        err = empi_err_comm(c, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        err = empi_err_comm(c, s ? MPI_ERR_NO_MEM : made, "%s: out of memory (or no persistent communicator)", fn);
     } else {
         err = launch(fn, s, &A, mode, request);
     }
@@ -525,10 +530,10 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
     }
     empi_sched_t stack, *s;
     empi_lock();
-    sched_prepare(&stack, &s, c, mode);
+    int made = sched_prepare(&stack, &s, c, mode);
     int err = MPI_SUCCESS;
     if (!s) {
-        err = MPI_ERR_NO_MEM;
+        err = made;
     } else {
         if (need_r && (!(A.rcounts = widen_counts(s, rci, rcc, p)) || !(A.rdispls = widen_displs(s, rdi, rdc, p))))
             err = MPI_ERR_NO_MEM;
@@ -595,8 +600,8 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
     }
     empi_sched_t stack, *s;
     empi_lock();
-    sched_prepare(&stack, &s, c, mode);
-    int err = s ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int made = sched_prepare(&stack, &s, c, mode);
+    int err = s ? MPI_SUCCESS : made;
     if (s) {
         if (!(A.rcounts = widen_counts(s, rci, rcc, p)) || !(A.rdispls = widen_displs(s, rdi, rdc, p)))
             err = MPI_ERR_NO_MEM;

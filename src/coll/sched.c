@@ -50,6 +50,13 @@ empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
     *rc = empi_comm_create_from(comm, comm->group, &own);
     if (*rc != MPI_SUCCESS)
         return NULL;
+    /* Where the user's communicator has its shared segment or node hierarchy, give the duplicate
+       one now (collectively, like the dup): a persistent schedule cannot build it later. */
+    empi_coll_comm_t *cc = empi_comm_is_inter(comm) ? NULL : empi_coll_comm(comm);
+    if (cc && cc->shm)
+        empi_coll_shm_get(own);
+    if (cc && cc->hier)
+        empi_coll_hier_get(own);
     empi_sched_t *s = empi_sched_new(own);
     empi_comm_release(own);   /* the schedule holds the only reference now */
     if (!s) {

@@ -125,3 +125,15 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
     return contents(fname, dt, max_integers, max_addresses, max_large_counts, max_datatypes,
                     array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
+
+int empi_dt_each_named(const empi_datatype_t *dt, empi_dt_named_fn fn, void *ctx)
+{
+    if (empi_dt_is_named(dt) || !dt->contents)
+        return fn(ctx, dt);
+    for (MPI_Count i = 0; i < dt->contents->nd; i++) {
+        int rc = empi_dt_each_named(dt->contents->type_objs[i], fn, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

@@ -53,7 +53,17 @@ int empi_datarep_extent(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Aint
         *extent = (MPI_Aint)n;
         return MPI_SUCCESS;
     }
+    if (!dt->predefined)   /* a derived type that changes size: its file extent is not known here */
+        return MPI_ERR_UNSUPPORTED_DATAREP;
     return rep->extent_fn(dt->handle, extent, rep->extra_state) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
+}
+
+/* A named type whose file extent in a user representation differs from its size (1 stops the walk). */
+static int named_resized(void *ctx, const empi_datatype_t *named)
+{
+    const empi_datarep_t *rep = ctx;
+    MPI_Aint ext = 0;
+    return rep->extent_fn(named->handle, &ext, rep->extra_state) != MPI_SUCCESS || ext != named->size;
 }
 
 int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
@@ -62,10 +72,8 @@ int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
         return 1;
     if (rep->external32)
         return empi_dt_external32_size(dt, 1) == dt->size;
-    if (!dt->predefined)   /* user functions only know basic types: judged by the predefined ones */
-        return 1;
-    MPI_Aint ext = 0;
-    return rep->extent_fn(dt->handle, &ext, rep->extra_state) == MPI_SUCCESS && ext == dt->size;
+    /* user functions know the named types only: a derived type keeps its size if they all do */
+    return empi_dt_each_named(dt, named_resized, (void *)rep) == 0;
 }
 
 /* Native representation through a user datarep registered with MPI_CONVERSION_FN_NULL. */

@@ -89,9 +89,10 @@ static int check_range(empi_win_t *w, empi_rma_op_t *op, MPI_Aint disp, const ch
     if (op->tcount == 0 || op->bytes == 0)
         return MPI_SUCCESS;
     /* A negative extent lays the elements out downwards from the first. */
-    int overflow = __builtin_mul_overflow(op->tcount - 1, op->tdt->extent, &span);
-    MPI_Aint lo = off + op->tdt->true_lb + (span < 0 ? span : 0);
-    MPI_Aint hi = off + op->tdt->true_ub + (span > 0 ? span : 0);
+    MPI_Aint lo = 0, hi = 0;
+    int overflow = __builtin_mul_overflow(op->tcount - 1, op->tdt->extent, &span) ||
+                   __builtin_add_overflow(off, op->tdt->true_lb + (span < 0 ? span : 0), &lo) ||
+                   __builtin_add_overflow(off, op->tdt->true_ub + (span > 0 ? span : 0), &hi);
     int inside = !overflow && (w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? dyn_inside(w, op, lo, hi)
                                                                    : lo >= 0 && hi <= p->size);
     if (!inside)

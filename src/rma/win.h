@@ -34,8 +34,9 @@ struct empi_info;
 
 enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
 
-/* Regions a dynamic window exposes per rank (MPI_Win_attach beyond this: MPI_ERR_RMA_ATTACH). */
-#define EMPI_WIN_DYN_MAX 1024
+/* Regions a dynamic window exposes per rank (MPI_Win_attach beyond this: MPI_ERR_RMA_ATTACH). The
+   table lives in every window's control block, two pages untouched (so unallocated) unless used. */
+#define EMPI_WIN_DYN_MAX 512
 
 /* Passive-target lock word: reader count in the low bits, the writer flag on top. */
 #define EMPI_WIN_LOCK_WRITER (UINT64_C(1) << 62)

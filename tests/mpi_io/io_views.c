@@ -205,6 +205,16 @@ static void test_nonblocking_split(const char *path)
     free(in);
 }
 
+/* A user representation in which MPI_INT takes 8 bytes and every other type its native size. */
+static int wide_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
+{
+    (void)state;
+    int size;
+    MPI_Type_size(dt, &size);
+    *extent = dt == MPI_INT ? 8 : size;
+    return MPI_SUCCESS;
+}
+
 /* external32: big-endian ints in the file, native values in memory. */
 static void test_external32(const char *path)
 {
@@ -251,6 +261,16 @@ static void test_external32(const char *path)
     long l = 7;
     CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
     CHECK_ERR(MPI_File_write_at(fh, 0, &l, 1, MPI_LONG, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_DATAREP);
+    /* likewise a user representation that widens MPI_INT, also inside a derived memory type */
+    CHECK_MPI(MPI_Register_datarep("empi-test-wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, wide_extent,
+                                   NULL));
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "empi-test-wide", MPI_INFO_NULL));
+    MPI_Datatype four;
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &four));
+    CHECK_MPI(MPI_Type_commit(&four));
+    CHECK_ERR(MPI_File_write_at(fh, 0, v, 1, four, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_DATAREP);
+    CHECK_ERR(MPI_File_write_at(fh, 0, v, 4, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_DATAREP);
+    CHECK_MPI(MPI_Type_free(&four));
     CHECK_MPI(MPI_File_close(&fh));
     io_test_remove(path);
 }

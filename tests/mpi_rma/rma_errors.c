@@ -4,6 +4,8 @@
  */
 #include <string.h>
 
+#include <stdint.h>
+
 #include "empi_test.h"
 
 static int handler_calls, handler_code;
@@ -45,6 +47,8 @@ static void errors(MPI_Win win, int *mem, int n)
   int two[2] = {0, 0};
   CHECK_ERR(MPI_Get(two, 2, MPI_INT, next, n - 1, 2, MPI_INT, win), MPI_ERR_RMA_RANGE);
   CHECK_ERR(MPI_Accumulate(&x, 1, MPI_INT, next, n, 1, MPI_INT, MPI_SUM, win), MPI_ERR_RMA_RANGE);
+  /* a displacement whose byte offset fits but whose end wraps past the largest address */
+  CHECK_ERR(MPI_Put(&x, 1, MPI_INT, next, (MPI_Aint)(INTPTR_MAX / sizeof(int)), 1, MPI_INT, win), MPI_ERR_RMA_RANGE);
   /* a contiguous type whose data starts 2 ints past its address: at displacement n - 2 its bytes
      lie just past the window (the straight-through put and get must see that too) */
   {
