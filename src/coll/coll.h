@@ -135,6 +135,8 @@ empi_sched_t *empi_sched_new(empi_comm_t *comm);
    different one on each process (MPI 4.0, 6.13), so they cannot share comm's tag sequence or its
    shared-memory epochs with each other or with the other collectives. */
 empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc);
+/* The schedule of a nonblocking (persistent 0) or persistent call; NULL with *rc on failure. */
+empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int *rc);
 /* Blocking calls keep the schedule on their stack: init, build, run, fini. */
 void empi_sched_init(empi_sched_t *s, empi_comm_t *comm);
 /* The same with the call's tag already taken (a blocking call whose fast path declined). */

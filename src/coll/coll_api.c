@@ -173,11 +173,10 @@ static MPI_Aint *widen_displs(empi_sched_t *s, const int *di, const MPI_Aint *dc
     return out;
 }
 
-/* The schedule of a nonblocking or persistent call; NULL with *rc (an MPI error class) on failure. */
-static empi_sched_t *sched_heap(empi_comm_t *c, int mode, int *rc)
+/* What a schedule that could not be made (class rc) lacked, for the error message. */
+static const char *sched_why(int rc)
 {
-    *rc = MPI_ERR_NO_MEM;
-    return mode == EMPI_COLL_PERSISTENT ? empi_sched_new_persistent(c, rc) : empi_sched_new(c);
+    return rc == MPI_ERR_NO_MEM ? "out of memory" : "making the persistent call's private communicator failed";
 }
 
 static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, int mode)
@@ -187,7 +186,7 @@ static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, 
         empi_sched_init(stack, c);
         *s = stack;
     } else {
-        *s = sched_heap(c, mode, &rc);
+        *s = empi_sched_new_for(c, mode == EMPI_COLL_PERSISTENT, &rc);
     }
     return rc;
 }
@@ -280,10 +279,8 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
     }
     int rc = MPI_ERR_NO_MEM;
     if (mode != EMPI_COLL_BLOCKING)
-        s = sched_heap(a->comm, mode, &rc);
-    rc = s ? launch(fn, s, a, mode, request)
-           : empi_err_comm(a->comm, rc, "%s: %s", fn,
-                           rc == MPI_ERR_NO_MEM ? "out of memory" : "making the persistent call's communicator failed");
+        s = empi_sched_new_for(a->comm, mode == EMPI_COLL_PERSISTENT, &rc);
+    rc = s ? launch(fn, s, a, mode, request) : empi_err_comm(a->comm, rc, "%s: %s", fn, sched_why(rc));
     empi_unlock();
     return rc;
 }
@@ -369,7 +366,8 @@ int empi_coll_red(const char *fn, int coll, const void *sbuf, void *rbuf, MPI_Co
     if (!rc) {
         if (s)
             empi_sched_free(s);
-        err = empi_err_comm(c, s ? MPI_ERR_NO_MEM : made, "%s: out of memory (or no persistent communicator)", fn);
+        err = s ? MPI_ERR_NO_MEM : made;
+        err = empi_err_comm(c, err, "%s: %s", fn, sched_why(err));
     } else {
         for (int i = 0; i < c->size; i++)
             rc[i] = count;
@@ -402,7 +400,8 @@ int empi_coll_reduce_scatter(const char *fn, const void *sbuf, void *rbuf, const
     if (!s || !(A.rcounts = widen_counts(s, ci, cc, c->size))) {
         if (s)
             empi_sched_free(s);
-        err = empi_err_comm(c, s ? MPI_ERR_NO_MEM : made, "%s: out of memory (or no persistent communicator)", fn);
+        err = s ? MPI_ERR_NO_MEM : made;
+        err = empi_err_comm(c, err, "%s: %s", fn, sched_why(err));
     } else {
         err = launch(fn, s, &A, mode, request);
     }
@@ -549,7 +548,7 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
     if (err == MPI_SUCCESS)
         err = launch(fn, s, &A, mode, request);
     else
-        err = empi_err_comm(c, err, "%s: out of memory", fn);
+        err = empi_err_comm(c, err, "%s: %s", fn, sched_why(err));
     empi_unlock();
     return err;
 }
@@ -632,7 +631,7 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
         err = empi_err_comm(c, err, "%s: %s", fn,
                             err == MPI_ERR_TYPE     ? "invalid datatype in sendtypes/recvtypes"
                             : err == MPI_ERR_BUFFER ? "sendbuf or recvbuf is NULL where a block holds data"
-                                                    : "out of memory");
+                                                    : sched_why(err));
     empi_unlock();
     return err;
 }

@@ -68,6 +68,12 @@ empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
     return s;
 }
 
+empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int *rc)
+{
+    *rc = MPI_ERR_NO_MEM;
+    return persistent ? empi_sched_new_persistent(comm, rc) : empi_sched_new(comm);
+}
+
 int empi_sched_hold(empi_sched_t *s, empi_datatype_t *dt)
 {
     if (!dt || dt->predefined)

@@ -123,10 +123,11 @@ int empi_dt_flatten(const empi_datatype_t *dt, MPI_Count *n, MPI_Aint **disp, MP
  * elements between dt's native packed stream and its external32 stream (to_ext: native -> ext).
  */
 MPI_Count empi_dt_external32_size(const empi_datatype_t *dt, MPI_Count count);
+void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void *native, void *ext, int to_ext);
+
 /* fn on every named type dt is built from (repeats included), until one returns nonzero (returned). */
 typedef int (*empi_dt_named_fn)(void *ctx, const empi_datatype_t *named);
 int empi_dt_each_named(const empi_datatype_t *dt, empi_dt_named_fn fn, void *ctx);
-void empi_dt_external32_convert(const empi_datatype_t *dt, MPI_Count count, void *native, void *ext, int to_ext);
 
 /*
  * The contiguous runs of (count, dt) in packed-stream order (src/datatype/dt_runs.c): fn gets each

@@ -129,11 +129,11 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
         empi_dt_unpack(buf, count, dt, 0, filebuf, filebytes);
         return MPI_SUCCESS;
     }
-    MPI_Count whole = filebytes / dt->size, rest = filebytes - whole * dt->size;
     if (!rep->external32) {
         MPI_Count items = empi_dt_elements_in(dt, filebytes);
         return items < 0 ? MPI_ERR_CONVERSION : user_convert_items(rep, 0, buf, dt, items, (void *)filebuf, position);
     }
+    MPI_Count whole = filebytes / dt->size, rest = filebytes - whole * dt->size;
     /* external32 converts whole elements: a last partial one (a read cut short by the end of
        the file) is converted from a zero-padded copy and only its bytes read are delivered */
     char *native = malloc((size_t)(whole + (rest > 0)) * (size_t)dt->size + 1);

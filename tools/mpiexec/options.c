@@ -162,16 +162,22 @@ static int add_host_file(mpiexec_options_t *o, const char *path)
     return rc;
 }
 
-static int parse_count(const char *opt, const char *s, int *out)
+/* A whole number in [lo, hi] (`what` names it in the error) into *out. */
+static int parse_int(const char *opt, const char *s, long lo, long hi, const char *what, int *out)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end || v < 1 || v > MAX_RANKS) {
-        opt_error("%s needs a positive number, got '%s'", opt, s);
+    if (*s == '\0' || *end || v < lo || v > hi) {
+        opt_error("%s needs %s, got '%s'", opt, what, s);
         return -1;
     }
     *out = (int)v;
     return 0;
+}
+
+static int parse_count(const char *opt, const char *s, int *out)
+{
+    return parse_int(opt, s, 1, MAX_RANKS, "a positive number", out);
 }
 
 static int parse_seconds(const char *opt, const char *s, double *out)
@@ -409,13 +415,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
         } else if (ANY("--report-bindings", "-report-bindings")) {
             add_env(&o->env, &o->nenv, "EMPI_REPORT_BINDINGS", "1");
         } else if (ANY("-nargs")) {
-            char *end;
-            long k = strtol(val, &end, 10);
-            if (*val == '\0' || *end || k < 0 || k > INT_MAX / 2) {
-                opt_error("%s needs a number of arguments, got '%s'", opt, val);
-                rc = -1;
-            }
-            app->nargs = (int)k;
+            rc = parse_int(opt, val, 0, INT_MAX / 2, "a number of arguments", &app->nargs);
         } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
             free(app->wdir);
             app->wdir = strdup(val);
