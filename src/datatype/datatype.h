@@ -130,6 +130,14 @@ typedef int (*empi_dt_named_fn)(void *ctx, const empi_datatype_t *named);
 int empi_dt_each_named(const empi_datatype_t *dt, empi_dt_named_fn fn, void *ctx);
 
 /*
+ * The extent of dt in a file where each named type it is built from has the extent fn gives
+ * (MPI_File_get_type_extent under a representation that changes sizes): MPI_SUCCESS, fn's error,
+ * or MPI_ERR_TYPE when the extent does not fit in MPI_Aint.
+ */
+typedef int (*empi_dt_file_extent_fn)(void *ctx, const empi_datatype_t *named, MPI_Aint *extent);
+int empi_dt_file_extent(const empi_datatype_t *dt, empi_dt_file_extent_fn fn, void *ctx, MPI_Aint *extent);
+
+/*
  * The contiguous runs of (count, dt) in packed-stream order (src/datatype/dt_runs.c): fn gets each
  * run's byte displacement from the buffer origin, its offset in the packed stream and its length.
  * Adjacent runs are merged. A nonzero return from fn stops the walk and is returned.

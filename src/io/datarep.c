@@ -40,30 +40,32 @@ int empi_datarep_find(const char *name, const empi_datarep_t **rep)
     return *rep ? MPI_SUCCESS : MPI_ERR_UNSUPPORTED_DATAREP;
 }
 
+/* File extent of a named type in representation ctx (external32 or a user one). */
+static int named_file_extent(void *ctx, const empi_datatype_t *named, MPI_Aint *extent)
+{
+    const empi_datarep_t *rep = ctx;
+    if (rep->external32) {
+        MPI_Count n = empi_dt_external32_size(named, 1);
+        *extent = (MPI_Aint)n;
+        return n < 0 ? MPI_ERR_UNSUPPORTED_DATAREP : MPI_SUCCESS;
+    }
+    return rep->extent_fn(named->handle, extent, rep->extra_state) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
+}
+
 int empi_datarep_extent(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Aint *extent)
 {
     if (!rep || empi_datarep_size_preserving(rep, dt)) {
         *extent = dt->extent;
         return MPI_SUCCESS;
     }
-    if (rep->external32) {
-        MPI_Count n = empi_dt_external32_size(dt, 1);
-        if (n < 0 || !dt->predefined)
-            return MPI_ERR_UNSUPPORTED_DATAREP;
-        *extent = (MPI_Aint)n;
-        return MPI_SUCCESS;
-    }
-    if (!dt->predefined)   /* a derived type that changes size: its file extent is not known here */
-        return MPI_ERR_UNSUPPORTED_DATAREP;
-    return rep->extent_fn(dt->handle, extent, rep->extra_state) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_CONVERSION;
+    return empi_dt_file_extent(dt, named_file_extent, (void *)rep, extent);
 }
 
 /* A named type whose file extent in a user representation differs from its size (1 stops the walk). */
 static int named_resized(void *ctx, const empi_datatype_t *named)
 {
-    const empi_datarep_t *rep = ctx;
     MPI_Aint ext = 0;
-    return rep->extent_fn(named->handle, &ext, rep->extra_state) != MPI_SUCCESS || ext != named->size;
+    return named_file_extent(ctx, named, &ext) != MPI_SUCCESS || ext != named->size;
 }
 
 int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
