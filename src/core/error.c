@@ -37,6 +37,10 @@ static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int ring_store(int errclass, const char *text)
 {
+    /* Already a code (a user callback's, or one an inner call returned): it is passed on as it
+       is, so that MPI_Error_class and the user's own string still know it. */
+    if (errclass < 0 || errclass >= EMPI_ERR_CLASS_LIMIT)
+        return errclass;
     pthread_mutex_lock(&ring_lock);
     unsigned slot = ring_next;
     ring_next = ring_next + 1 == RING_SLOTS ? 1 : ring_next + 1;
@@ -424,8 +428,9 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 {
     if (!string)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string: string is NULL");
-    if (strlen(string) >= MPI_MAX_ERROR_STRING)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string: string is longer than MPI_MAX_ERROR_STRING-1");
+    /* up to MPI_MAX_ERROR_STRING characters (MPI 4.1, 9.5); MPI_Error_string returns one less */
+    if (strlen(string) > MPI_MAX_ERROR_STRING)
+        return empi_err_noobj(MPI_ERR_ARG, "MPI_Add_error_string: string is longer than MPI_MAX_ERROR_STRING");
     char *copy = strdup(string);
     if (!copy)
         return empi_err_noobj(MPI_ERR_NO_MEM, "MPI_Add_error_string: out of memory");

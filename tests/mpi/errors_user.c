@@ -27,6 +27,71 @@ static void expect_call(MPI_Comm comm, int calls_before, int cls, const char *wh
   CHECK(c == cls, "%s: handler got class %d, expected %d", what, c, cls);
 }
 
+static int g_user_code, g_callbacks_fail = 1;
+
+static int failing_copy(MPI_Comm c, int kv, void *extra, void *in, void *out, int *flag) {
+  (void)c, (void)kv, (void)extra, (void)in, (void)out, (void)flag;
+  return g_user_code;
+}
+
+static int failing_delete(MPI_Comm c, int kv, void *val, void *extra) {
+  (void)c, (void)kv, (void)val, (void)extra;
+  return g_callbacks_fail ? g_user_code : MPI_SUCCESS;
+}
+
+static int failing_query(void *extra, MPI_Status *st) {
+  (void)extra;
+  MPI_Status_set_elements(st, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(st, 0);
+  st->MPI_SOURCE = MPI_UNDEFINED;
+  st->MPI_TAG = MPI_UNDEFINED;
+  return g_user_code;
+}
+
+static int grequest_free(void *extra) {
+  (void)extra;
+  return MPI_SUCCESS;
+}
+
+static int grequest_cancel(void *extra, int complete) {
+  (void)extra, (void)complete;
+  return MPI_SUCCESS;
+}
+
+/* A user code a callback returns comes back from the MPI call as it is (MPI 4.1, 7.7.2 and
+   13.2): MPI_Error_class and MPI_Error_string still know it. */
+static void expect_user_code(int rc, int code, const char *what) {
+  int c = -1, len = 0;
+  char str[MPI_MAX_ERROR_STRING];
+  CHECK(rc == code, "%s returned %d, not the callback's code %d", what, rc, code);
+  CHECK_MPI(MPI_Error_class(rc, &c));
+  CHECK_MPI(MPI_Error_string(rc, str, &len));
+  CHECK(!strcmp(str, "ethermpi callback code"), "%s: string of the code is '%s'", what, str);
+}
+
+static void test_callback_codes(int cls) {
+  CHECK_MPI(MPI_Add_error_code(cls, &g_user_code));
+  CHECK_MPI(MPI_Add_error_string(g_user_code, "ethermpi callback code"));
+  MPI_Comm base, dup = MPI_COMM_NULL;
+  int kv;
+  CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &base));
+  CHECK_MPI(MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN));
+  CHECK_MPI(MPI_Comm_create_keyval(failing_copy, failing_delete, &kv, NULL));
+  CHECK_MPI(MPI_Comm_set_attr(base, kv, &g_user_code));
+  expect_user_code(MPI_Comm_dup(base, &dup), g_user_code, "MPI_Comm_dup (copy callback)");
+  expect_user_code(MPI_Comm_delete_attr(base, kv), g_user_code, "MPI_Comm_delete_attr (delete callback)");
+  g_callbacks_fail = 0;   /* the attribute stayed: the free runs its delete callback again */
+  CHECK_MPI(MPI_Comm_free_keyval(&kv));
+  CHECK_MPI(MPI_Comm_free(&base));
+  MPI_Request req;
+  MPI_Status st;
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+  CHECK_MPI(MPI_Grequest_start(failing_query, grequest_free, grequest_cancel, NULL, &req));
+  CHECK_MPI(MPI_Grequest_complete(req));
+  expect_user_code(MPI_Wait(&req, &st), g_user_code, "MPI_Wait (generalized request query)");
+  CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv) {
   CHECK_MPI(MPI_Init(&argc, &argv));
   int rank = empi_rank(), size = empi_size();
@@ -64,6 +129,14 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Add_error_string(code1, "replaced"));
   CHECK_MPI(MPI_Error_string(code1, str, &len));
   CHECK(strcmp(str, "replaced") == 0 && len == 8, "replaced string '%s' len %d", str, len);
+  /* a string of MPI_MAX_ERROR_STRING characters is allowed; it comes back one shorter */
+  char longest[MPI_MAX_ERROR_STRING + 1];
+  memset(longest, 'x', MPI_MAX_ERROR_STRING);
+  longest[MPI_MAX_ERROR_STRING] = '\0';
+  CHECK_MPI(MPI_Add_error_string(code2, longest));
+  CHECK_MPI(MPI_Error_string(code2, str, &len));
+  CHECK(len == MPI_MAX_ERROR_STRING - 1 && !strncmp(str, longest, (size_t)len), "longest string: length %d", len);
+  test_callback_codes(cls);
   /* A code without its own string still has some (possibly empty) text; must not fail. */
   CHECK_MPI(MPI_Error_string(code2, str, &len));
   CHECK(len >= 0 && len == (int)strlen(str), "code2 string length %d", len);
