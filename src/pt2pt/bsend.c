@@ -35,8 +35,6 @@ struct empi_bsend_buffer {
 
 static empi_bsend_buffer_t process_buffer;
 
-#define ALIGN16(x) (((x) + 15) & ~(size_t)15)
-
 /* Free the space of every buffered send that has completed. */
 static void reclaim(empi_bsend_buffer_t *buf)
 {
@@ -66,9 +64,9 @@ static int block_space(empi_bsend_buffer_t *buf, size_t need, char **where, bsen
         }
         if (!*p)
             return 0;
-        /* Later blocks start 16-byte aligned (relative to the buffer) so payload copies stay fast;
-           the first block starts at the base so exactly size+overhead bytes always suffice. */
-        cursor = buf->base + ALIGN16((size_t)((*p)->start + (*p)->span - buf->base));
+        /* blocks abut: k messages fit in the sum of their sizes plus k overheads, as the
+           standard promises (padding them to an alignment broke that) */
+        cursor = (*p)->start + (*p)->span;
     }
 }
 
@@ -287,7 +285,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     MPI_Count n = 0;
     int rc = detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = (int)n;
+        *size = empi_bsend_int_size(n);
     return rc;
 }
 

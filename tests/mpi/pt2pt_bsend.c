@@ -6,6 +6,7 @@
 #include "empi_test.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 enum { NMSG = 8, MSGLEN = 3000 };
 
@@ -82,6 +83,35 @@ int main(int argc, char **argv) {
   CHECK(addr == (void *)tiny && dsize == small_bytes + MPI_BSEND_OVERHEAD, "second detach");
   /* With no buffer attached at all, any non-empty Bsend has no room. */
   CHECK_ERR(MPI_Bsend(sb, room, MPI_BYTE, rank, 79, comm), MPI_ERR_BUFFER);
+
+  /* k pending messages fit in the sum of their packed sizes plus k overheads, whatever their
+     sizes' alignment: large odd-sized ones, held until the barrier */
+  enum { PENDING = 3, BIG = 100001 };
+  unsigned char *big = malloc(BIG), *bigr = malloc(BIG);
+  CHECK_MPI(MPI_Pack_size(BIG, MPI_BYTE, comm, &packed));
+  char *room3 = malloc((size_t)PENDING * (size_t)(packed + MPI_BSEND_OVERHEAD));
+  CHECK(big && bigr && room3, "malloc");
+  CHECK_MPI(MPI_Buffer_attach(room3, PENDING * (packed + MPI_BSEND_OVERHEAD)));
+  for (int k = 0; k < PENDING; k++) {
+    empi_fill(big, BIG, empi_seed(rank, right, 100 + k));
+    CHECK_MPI(MPI_Bsend(big, BIG, MPI_BYTE, right, 100 + k, comm));
+  }
+  CHECK_MPI(MPI_Barrier(comm));
+  for (int k = 0; k < PENDING; k++) {
+    CHECK_MPI(MPI_Recv(bigr, BIG, MPI_BYTE, left, 100 + k, comm, MPI_STATUS_IGNORE));
+    CHECK_PATTERN(bigr, BIG, empi_seed(left, rank, 100 + k));
+  }
+  CHECK_MPI(MPI_Buffer_detach(&addr, &dsize));
+  free(room3), free(big), free(bigr);
+
+  /* a size beyond int comes back from the int form as MPI_UNDEFINED (never touched: no pages) */
+  MPI_Count huge = (MPI_Count)3 << 30;
+  void *vast = mmap(NULL, (size_t)huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  CHECK(vast != MAP_FAILED, "mmap of 3 GiB");
+  CHECK_MPI(MPI_Buffer_attach_c(vast, huge));
+  CHECK_MPI(MPI_Buffer_detach(&addr, &dsize));
+  CHECK(addr == vast && dsize == MPI_UNDEFINED, "detach of 3 GiB gave size %d", dsize);
+  munmap(vast, (size_t)huge);
 
   CHECK_MPI(MPI_Comm_free(&comm));
   free(tiny);
