@@ -27,7 +27,7 @@ void empi_view_free(empi_io_view_t *v)
 
 /* Build v (zeroed) from its parts; returns MPI_SUCCESS or a class with *why set. */
 static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype, empi_datatype_t *filetype,
-                      const char *datarep, const empi_datarep_t *rep, const char **why)
+                      const char *datarep, const empi_datarep_t *rep, int writable, const char **why)
 {
     if (etype->size <= 0 || filetype->size <= 0) {
         *why = etype->size <= 0 ? "the etype holds no data" : "the filetype holds no data";
@@ -53,8 +53,13 @@ static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype
         return MPI_ERR_NO_MEM;
     MPI_Count total = 0;
     for (MPI_Count i = 0; i < v->nruns; i++) {
-        if (v->rdisp[i] < 0 || (i > 0 && v->rdisp[i] < v->rdisp[i - 1] + (MPI_Aint)v->rlen[i - 1])) {
+        /* MPI 4.1, 14.3: nondecreasing; overlapping only when the file is not open for writing */
+        if (v->rdisp[i] < 0 || (i > 0 && v->rdisp[i] < v->rdisp[i - 1])) {
             *why = "the filetype's displacements are negative or decreasing";
+            return MPI_ERR_TYPE;
+        }
+        if (writable && i > 0 && v->rdisp[i] < v->rdisp[i - 1] + (MPI_Aint)v->rlen[i - 1]) {
+            *why = "the filetype overlaps itself, which a file open for writing does not allow";
             return MPI_ERR_TYPE;
         }
         v->rprefix[i] = total;
@@ -80,7 +85,7 @@ int empi_view_init_default(empi_io_view_t *v)
     const char *why;
     empi_datatype_t *byte = empi_datatype_get(MPI_BYTE);
     memset(v, 0, sizeof *v);
-    return view_build(v, 0, byte, byte, "native", NULL, &why);
+    return view_build(v, 0, byte, byte, "native", NULL, 0, &why);
 }
 
 /* Index i of the run holding stream byte w of one filetype: rprefix[i] <= w < rprefix[i + 1]. */
@@ -233,7 +238,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     empi_io_view_t v = {0};
     const char *why;
     empi_lock();
-    rc = view_build(&v, disp, et, ft, datarep, rep, &why);
+    rc = view_build(&v, disp, et, ft, datarep, rep, !(f->amode & MPI_MODE_RDONLY), &why);
     if (rc == MPI_SUCCESS) {
         empi_view_free(&f->view);
         f->view = v;

@@ -215,6 +215,54 @@ static int wide_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
     return MPI_SUCCESS;
 }
 
+/* A filetype whose blocks overlap (ints at 0, 4, 4, 8 of each 16 bytes) is a legal view of a
+   file opened read-only, and refused for one open for writing (MPI 4.1, 14.3); read
+   independently and collectively, with collective buffering on. */
+static void test_overlapping_view(const char *path)
+{
+    int rank = empi_rank(), n = 16;
+    if (rank == 0) {
+        MPI_File one;
+        int v[16];
+        for (int i = 0; i < n; i++)
+            v[i] = 1000 + i;
+        CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &one));
+        CHECK_MPI(MPI_File_write(one, v, n, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_File_close(&one));
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    int bl[2] = {2, 2}, disp[2] = {0, 1};
+    MPI_Datatype idx, ft;
+    MPI_Type_indexed(2, bl, disp, MPI_INT, &idx);
+    MPI_Type_create_resized(idx, 0, 16, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "collective_buffering", "true");
+    MPI_File fh;
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+    CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", info));
+    int got[8], want[8] = {1000, 1001, 1001, 1002, 1004, 1005, 1005, 1006};
+    for (int collective = 0; collective < 2; collective++) {
+        memset(got, 0, sizeof got);
+        if (collective)
+            CHECK_MPI(MPI_File_read_at_all(fh, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        else
+            CHECK_MPI(MPI_File_read_at(fh, 0, got, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK(!memcmp(got, want, sizeof got), "overlapping view, %s read: %d %d %d %d", collective ? "collective" : "independent",
+              got[0], got[1], got[2], got[3]);
+    }
+    CHECK_MPI(MPI_File_close(&fh));
+    CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_ERR(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL), MPI_ERR_TYPE);
+    CHECK_MPI(MPI_File_close(&fh));
+    MPI_Info_free(&info);
+    MPI_Type_free(&idx);
+    MPI_Type_free(&ft);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    io_test_remove(path);
+}
+
 static void expect_extent(MPI_File fh, MPI_Datatype t, MPI_Aint want, const char *what)
 {
     MPI_Aint ext = -1;
@@ -325,6 +373,7 @@ int main(int argc, char **argv)
     test_subarray(path);
     test_nonblocking_split(path);
     test_external32(path);
+    test_overlapping_view(path);
     TEST_PASS();
     MPI_Finalize();
     return 0;
