@@ -47,7 +47,7 @@ enum { PLAN_SMALL = 1, PLAN_UNORDERED = 2 };
 typedef struct {
     empi_file_t *f;
     int dir, n, naggr, my_aggr;
-    MPI_Offset glo, ghi, domain, window;
+    MPI_Offset glo, ghi, domain, window, rounds;
     extent_t *ext;
     MPI_Offset next;             /* extents in ext */
     MPI_Offset *cursor;          /* per aggregator: first extent not yet wholly sent */
@@ -241,8 +241,34 @@ static int exchange(twophase_t *t, const char *fname, const void *sbuf, const MP
     return rc;
 }
 
-/* One round: pieces to the aggregators, their I/O, and for reads the data back. */
-static int round_trip(twophase_t *t, const char *fname, MPI_Offset round, int *io_rc)
+/* The first round after `round` in which this process has data for some aggregator (t->rounds
+   when none): rounds where no process has any are skipped, so sparse accesses far apart do not
+   walk every window between them. */
+static MPI_Offset next_round(const twophase_t *t, MPI_Offset round)
+{
+    MPI_Offset best = t->rounds;
+    for (int a = 0; a < t->naggr; a++) {
+        MPI_Offset dstart = t->glo + a * t->domain, dend = dstart + t->domain < t->ghi ? dstart + t->domain : t->ghi;
+        MPI_Offset from = dstart + (round + 1) * t->window, lo = 0, hi = t->next;
+        if (from >= dend)
+            continue;
+        while (lo < hi) {   /* the first extent ending after `from` */
+            MPI_Offset mid = lo + (hi - lo) / 2;
+            if (t->ext[mid].off + t->ext[mid].len <= from)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        MPI_Offset x = lo < t->next && t->ext[lo].off > from ? t->ext[lo].off : from;
+        if (lo < t->next && x < dend && (x - dstart) / t->window < best)
+            best = (x - dstart) / t->window;
+    }
+    return best;
+}
+
+/* One round: pieces to the aggregators, their I/O, and for reads the data back; *next is the
+   next round in which any process has data. */
+static int round_trip(twophase_t *t, const char *fname, MPI_Offset round, int *io_rc, MPI_Offset *next)
 {
     int n = t->n, rc;
     MPI_Count *cnt = calloc((size_t)4 * n, sizeof *cnt);   /* send meta, send data, recv meta, recv data */
@@ -252,20 +278,25 @@ static int round_trip(twophase_t *t, const char *fname, MPI_Offset round, int *i
         return MPI_ERR_NO_MEM;
     MPI_Count *smc = cnt, *sdc = cnt + n, *rmc = cnt + 2 * n, *rdc = cnt + 3 * n;
     rc = gather_pieces(t, round, &meta, &where, smc, &data, sdc);
-    /* counts travel as (meta, data) pairs per rank */
-    MPI_Count *pairs = malloc((size_t)4 * n * sizeof *pairs);
+    /* counts travel as (meta, data, this process's next round) triples per rank */
+    MPI_Count *pairs = malloc((size_t)6 * n * sizeof *pairs), mine = next_round(t, round);
     if (rc == MPI_SUCCESS && !pairs)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
         for (int i = 0; i < n; i++)
-            pairs[2 * i] = smc[i], pairs[2 * i + 1] = sdc[i];
-        rc = empi_coll_gather(fname, EMPI_COLL_ALLTOALL, pairs, 2, MPI_COUNT, pairs + 2 * n, 2, MPI_COUNT, 0,
+            pairs[3 * i] = smc[i], pairs[3 * i + 1] = sdc[i], pairs[3 * i + 2] = mine;
+        rc = empi_coll_gather(fname, EMPI_COLL_ALLTOALL, pairs, 3, MPI_COUNT, pairs + 3 * n, 3, MPI_COUNT, 0,
                               t->f->comm->handle, EMPI_COLL_BLOCKING, NULL);
     }
     MPI_Offset nrmeta = 0, nrdata = 0;
     if (rc == MPI_SUCCESS) {
-        for (int i = 0; i < n; i++)
-            rmc[i] = pairs[2 * n + 2 * i], rdc[i] = pairs[2 * n + 2 * i + 1], nrmeta += rmc[i], nrdata += rdc[i];
+        *next = t->rounds;
+        for (int i = 0; i < n; i++) {
+            const MPI_Count *got = pairs + 3 * n + 3 * i;
+            rmc[i] = got[0], rdc[i] = got[1], nrmeta += rmc[i], nrdata += rdc[i];
+            if (got[2] < *next)
+                *next = got[2];
+        }
         rmeta = malloc((size_t)(nrmeta ? nrmeta : 1) * sizeof *rmeta);
         rdata = malloc((size_t)(nrdata ? nrdata : 1));
         if (!rmeta || !rdata)
@@ -311,7 +342,7 @@ static int two_phase(twophase_t *t, const char *fname, const plan_t *plans)
     t->naggr = f->cb_nodes > 0 && f->cb_nodes < t->n ? f->cb_nodes : t->n;
     t->domain = (t->ghi - t->glo + t->naggr - 1) / t->naggr;
     t->window = f->cb_buffer_size < t->domain ? f->cb_buffer_size : t->domain;
-    MPI_Offset rounds = (t->domain + t->window - 1) / t->window;
+    t->rounds = (t->domain + t->window - 1) / t->window;
     t->my_aggr = -1;
     for (int a = 0; a < t->naggr; a++)
         if (aggr_rank(t, a) == f->comm->rank)
@@ -319,9 +350,9 @@ static int two_phase(twophase_t *t, const char *fname, const plan_t *plans)
     t->cursor = calloc((size_t)t->naggr, sizeof *t->cursor);
     t->wbuf = t->my_aggr >= 0 ? malloc((size_t)t->window) : NULL;
     int rc = (!t->cursor || (t->my_aggr >= 0 && !t->wbuf)) ? MPI_ERR_NO_MEM : MPI_SUCCESS, io_rc = MPI_SUCCESS;
-    /* every process runs every round, even after a failure, so none is left waiting */
-    for (MPI_Offset r = 0; r < rounds && rc == MPI_SUCCESS; r++)
-        rc = round_trip(t, fname, r, &io_rc);
+    /* every process runs the same rounds, even after an I/O failure, so none is left waiting */
+    for (MPI_Offset r = 0; r < t->rounds && rc == MPI_SUCCESS;)
+        rc = round_trip(t, fname, r, &io_rc, &r);
     free(t->cursor), free(t->wbuf);
     if (rc != MPI_SUCCESS)
         return rc;
