@@ -1,9 +1,10 @@
 /*
  * CPU binding at initialization (EMPI_BIND_TO, or mpiexec --bind-to): the ranks of a host take
  * the CPUs this process may run on in order, one core each (with all its hardware threads) or
- * one hardware thread each. Nothing is bound when the ranks outnumber the cores or threads: a
- * rank pinned to a CPU it must share can only lose. Off by default, because two jobs started
- * side by side on one host would otherwise both crowd onto its first CPUs.
+ * one hardware thread each, dealt round-robin when the ranks outnumber them so that every unit
+ * carries the same number; auto binds only then, one hardware thread each. Off by default
+ * (measured mixed when oversubscribed, docs/ARCHITECTURE.md), and because two jobs started side
+ * by side on one host would both crowd onto its first CPUs.
  */
 #include "core/binding.h"
 
@@ -39,32 +40,45 @@ static void core_siblings(int cpu, cpu_set_t *out)
         CPU_SET(cpu, out);
 }
 
-int empi_bind_choose(const char *policy, int local_rank, int local_size, cpu_set_t *out)
+/* Walk the cores (or hardware threads) of `allowed` in CPU order: returns how many there are and
+   sets *out to the n-th. */
+static int nth_unit(int per_core, const cpu_set_t *allowed, int n, cpu_set_t *out)
 {
-    int per_core = !strcmp(policy, "core");
-    if (!per_core && strcmp(policy, "hwthread"))
-        return 0;
-    cpu_set_t allowed, seen;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        return 0;
+    cpu_set_t seen;
     CPU_ZERO(&seen);
-    int unit = 0;   /* cores (or threads) met so far, in CPU order */
+    int units = 0;
     for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (!CPU_ISSET(c, &allowed) || CPU_ISSET(c, &seen))
+        if (!CPU_ISSET(c, allowed) || CPU_ISSET(c, &seen))
             continue;
         cpu_set_t mine;
         if (per_core) {
             core_siblings(c, &mine);
-            CPU_AND(&mine, &mine, &allowed);
+            CPU_AND(&mine, &mine, allowed);
         } else {
             CPU_ZERO(&mine);
             CPU_SET(c, &mine);
         }
         CPU_OR(&seen, &seen, &mine);
-        if (unit++ == local_rank)
+        if (units++ == n)
             *out = mine;
     }
-    return local_size <= unit && local_rank < unit;
+    return units;
+}
+
+int empi_bind_choose(const char *policy, int local_rank, int local_size, cpu_set_t *out)
+{
+    int per_core = !strcmp(policy, "core"), is_auto = !strcmp(policy, "auto");
+    if (!per_core && !is_auto && strcmp(policy, "hwthread"))
+        return 0;
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || local_rank < 0)
+        return 0;
+    int units = nth_unit(per_core, &allowed, -1, out);
+    if (units == 0 || (is_auto && local_size <= units))
+        return 0;
+    /* more ranks than units: dealt round-robin, so every unit carries the same number */
+    nth_unit(per_core, &allowed, local_rank % units, out);
+    return 1;
 }
 
 static void format_cpus(const cpu_set_t *set, char *buf, size_t len)

@@ -81,26 +81,34 @@ static int sleep_on_transports(void)
 }
 
 /*
- * With a core to ourselves, spinning is the fastest wait. When ranks outnumber cores, the peer we
- * wait for may be descheduled behind us, so after a short spin we give it the CPU every pass.
- * Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield so other threads of this
- * process can make progress too.
+ * With a core to ourselves, spinning is the fastest wait; but the host may be loaded by other
+ * work, and the kernel may then put the peer we wait for on our CPU, where spinning through our
+ * whole time slice costs a slice per message. So after EMPI_SPIN_COUNT_ALONE polls we yield
+ * every pass (a yield with nobody else to run returns at once), and only much later sleep on the
+ * sockets. When ranks outnumber cores, the peer may be descheduled behind us for sure: we give it
+ * the CPU after a short spin. Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield
+ * so other threads of this process can make progress too.
  */
 void empi_progress_idle(int *idle_passes)
 {
-    int passes = ++*idle_passes;
-    /* A collective needs every rank to run, so while one is in progress an oversubscribed rank
-       gives its core away at once, as blocking collectives do (empi_sched_run); independent
-       point-to-point pairs are better off spinning a little while their partner runs. */
-    int should_yield = yield_mode == 2 ? passes > (empi_g.active_colls ? 0 : empi_tunables.spin_count / 16)
-                                       : (yield_mode == 1 && passes > empi_tunables.spin_count * 64);
+    int passes = ++*idle_passes, yield = 0, sleep = 0;
+    if (yield_mode == 2) {
+        /* A collective needs every rank to run, so while one is in progress an oversubscribed
+           rank gives its core away at once, as blocking collectives do (empi_sched_run);
+           independent point-to-point pairs are better off spinning a little while their
+           partner runs. */
+        yield = sleep = passes > (empi_g.active_colls ? 0 : empi_tunables.spin_count / 16);
+    } else if (yield_mode == 1) {
+        yield = passes > empi_tunables.spin_count_alone;
+        sleep = passes > empi_tunables.spin_count * 64;
+    }
     if (empi_g.thread_multiple) {
         pthread_mutex_unlock(&empi_big_lock);
-        if (should_yield || passes > empi_tunables.spin_count)
+        if (yield || passes > empi_tunables.spin_count)
             sched_yield();
         pthread_mutex_lock(&empi_big_lock);
         return;
     }
-    if (should_yield && !sleep_on_transports())
+    if (yield && !(sleep && sleep_on_transports()))
         sched_yield();
 }

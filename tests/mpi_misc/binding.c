@@ -1,8 +1,8 @@
 /*
  * EMPI_BIND_TO=hwthread at MPI_Init (set by the test's environment). While the ranks fit on the
  * CPUs mpiexec may run on, each is bound to exactly one, lower ranks on lower CPUs (so no two
- * share); when they do not fit, every rank keeps all of mpiexec's CPUs. Core binding, which needs
- * the topology, is checked by unit.binding.
+ * share); when they do not fit, they are dealt round-robin, rank r on rank r mod CPUs's CPU.
+ * Core binding, which needs the topology, is checked by unit.binding.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -30,8 +30,8 @@ int main(int argc, char **argv)
             CHECK(r == 0 || firsts[r] > firsts[r - 1], "rank %d (CPU %d) is not after rank %d (CPU %d)", r,
                   firsts[r], r - 1, firsts[r - 1]);
         } else {
-            CHECK(counts[r] == cpus, "rank %d bound to %d CPUs although the ranks outnumber the %d CPUs", r,
-                  counts[r], cpus);
+            CHECK(counts[r] == 1 && firsts[r] == firsts[r % cpus], "rank %d of %d on %d CPUs: on %d CPUs from CPU %d, "
+                  "not on rank %d's CPU %d", r, size, cpus, counts[r], firsts[r], r % cpus, firsts[r % cpus]);
         }
     }
     free(firsts), free(counts);

@@ -1,8 +1,8 @@
 /*
  * Which CPUs a local rank binds to (core/binding.c), on this machine's own CPUs: distinct ranks
- * get disjoint sets covering one core or one hardware thread each, in CPU order; nothing is
- * bound for policy none, an unknown policy, or more ranks than cores/threads (checked again on
- * a one-CPU affinity mask, where two ranks are already too many).
+ * get disjoint sets covering one core or one hardware thread each, in CPU order, and are dealt
+ * round-robin when they outnumber them; auto binds only then; nothing is bound for policy none
+ * or an unknown policy (checked again on a one-CPU affinity mask, where two ranks outnumber it).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -31,8 +31,25 @@ static void check_policy(const char *policy, int units)
         last_first = first;
         CPU_OR(&seen, &seen, &set);
     }
-    UCHECK(empi_bind_choose(policy, 0, units + 1, &set) == 0, "%s: %d ranks on %d units bound", policy,
-           units + 1, units);
+    /* oversubscribed: rank units + r shares rank r's unit */
+    for (int r = 0; r < units; r++) {
+        cpu_set_t again;
+        UCHECK(empi_bind_choose(policy, r, units + 1, &set) == 1 &&
+                   empi_bind_choose(policy, units + r, 2 * units, &again) == 1 && CPU_EQUAL(&set, &again),
+               "%s: rank %d of %d is not on rank %d's unit", policy, units + r, 2 * units, r);
+    }
+}
+
+/* auto: nothing bound while every rank has a hardware thread, round-robin threads beyond */
+static void check_auto(int threads)
+{
+    cpu_set_t set, thread;
+    UCHECK(empi_bind_choose("auto", 0, threads, &set) == 0, "auto binds %d ranks on %d threads", threads, threads);
+    for (int r = 0; r < 2 * threads + 1; r++) {
+        UCHECK(empi_bind_choose("auto", r, 2 * threads + 1, &set) == 1, "auto: oversubscribed rank %d not bound", r);
+        UCHECK(empi_bind_choose("hwthread", r % threads, threads, &thread) == 1 && CPU_EQUAL(&set, &thread),
+               "auto: rank %d is not on hardware thread %d", r, r % threads);
+    }
 }
 
 static int topology_value(int cpu, const char *what)
@@ -74,6 +91,7 @@ int main(void)
     UCHECK(empi_bind_choose("socket", 0, 1, &set) == 0, "an unknown policy binds");
     check_policy("hwthread", count_units(0));
     check_policy("core", count_units(1));
+    check_auto(count_units(0));
 
     /* one allowed CPU: one rank binds to it, two are too many */
     cpu_set_t one;
@@ -86,7 +104,9 @@ int main(void)
     UCHECK(sched_setaffinity(0, sizeof one, &one) == 0, "cannot restrict the test to CPU %d", c);
     UCHECK(empi_bind_choose("hwthread", 0, 1, &set) == 1 && CPU_COUNT(&set) == 1 && CPU_ISSET(c, &set),
            "the only CPU is not chosen");
-    UCHECK(empi_bind_choose("core", 1, 2, &set) == 0, "two ranks bound on one CPU");
+    UCHECK(empi_bind_choose("core", 1, 2, &set) == 1 && CPU_COUNT(&set) == 1 && CPU_ISSET(c, &set),
+           "the second rank is not dealt the only CPU");
+    UCHECK(empi_bind_choose("auto", 0, 1, &set) == 0, "auto binds one rank on one CPU");
     puts("binding_test: ok");
     return 0;
 }

@@ -48,9 +48,10 @@ static void usage(FILE *f)
         "  --timeout S              end the job after S seconds, exit 124\n"
         "                           (also env MPIEXEC_TIMEOUT)\n"
         "  -gwdir DIR               working directory of the contexts without a -wdir\n"
-        "  --bind-to core|hwthread|none  bind each rank to one core or hardware thread of a\n"
-        "                           host, in local-rank order (not when they outnumber them);\n"
-        "                           default none (also env EMPI_BIND_TO)\n"
+        "  --bind-to core|hwthread|auto|none  bind each rank to one core or hardware thread\n"
+        "                           of a host, in local-rank order, round-robin when they\n"
+        "                           outnumber them (auto: only then); default none (also\n"
+        "                           env EMPI_BIND_TO)\n"
         "  --report-bindings        every rank prints the CPUs it may run on\n"
         "  --oversubscribe          accepted, no effect; so are --allow-run-as-root,\n"
         "                           --use-hwthread-cpus, -map-by, --prefix, -v, -q, and\n"
@@ -228,8 +229,8 @@ static int set_binding(mpiexec_options_t *o, const char *spec)
         strcpy(level, "core");
     if (!strcmp(level, "hwthreads"))
         strcpy(level, "hwthread");
-    if (strcmp(level, "core") && strcmp(level, "hwthread") && strcmp(level, "none")) {
-        fprintf(stderr, "mpiexec: --bind-to %s is not supported (core, hwthread, none): ranks are not bound\n",
+    if (strcmp(level, "core") && strcmp(level, "hwthread") && strcmp(level, "none") && strcmp(level, "auto")) {
+        fprintf(stderr, "mpiexec: --bind-to %s is not supported (core, hwthread, auto, none): ranks are not bound\n",
                 spec);
         strcpy(level, "none");
     }
