@@ -50,10 +50,12 @@ empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
     *rc = empi_comm_create_from(comm, comm->group, &own);
     if (*rc != MPI_SUCCESS)
         return NULL;
-    /* Where the user's communicator has its shared segment or node hierarchy, give the duplicate
-       one now (collectively, like the dup): a persistent schedule cannot build it later. */
+    /* A persistent schedule cannot build a shared segment or node hierarchy later, so the
+       duplicate gets them now (collectively, like the dup): the segment whenever the ranks share
+       one node (it costs address space; pages only when used), the hierarchy where the user's
+       communicator has one. */
     empi_coll_comm_t *cc = empi_comm_is_inter(comm) ? NULL : empi_coll_comm(comm);
-    if (cc && cc->shm)
+    if (cc && cc->single_node)
         empi_coll_shm_get(own);
     if (cc && cc->hier)
         empi_coll_hier_get(own);
