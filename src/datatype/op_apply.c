@@ -57,7 +57,7 @@ int empi_op_check(const empi_op_t *op, const empi_datatype_t *dt)
     if (!op->predefined)
         return MPI_SUCCESS;
     int opi = op_index(op);
-    if (opi == EMPI_OPI_REPLACE || opi == EMPI_OPI_NO_OP)
+    if (opi == EMPI_OPI_REPLACE || opi == EMPI_OPI_NO_OP || dt->size == 0)   /* no data: nothing to combine */
         return MPI_SUCCESS;
     if (dt->basic == EMPI_BASIC_NONE)
         return MPI_ERR_OP;

@@ -78,6 +78,22 @@ static void bcast_empty(int empty_type_at_root)
     CHECK_MPI(MPI_Comm_free(&comm));
 }
 
+/* A predefined operation on a type with no data is a reduction of nothing: allowed, and nothing
+   is written (it used to be MPI_ERR_OP: the empty type has no basic type). */
+static void reduce_empty(void)
+{
+    MPI_Datatype none;
+    CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &none));
+    CHECK_MPI(MPI_Type_commit(&none));
+    int in[4] = {1, 2, 3, 4}, out[4] = {-1, -1, -1, -1};
+    CHECK_MPI(MPI_Allreduce(in, out, 3, none, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Reduce(in, out, 3, none, MPI_MAX, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Reduce_local(in, out, 3, none, MPI_PROD));
+    for (int i = 0; i < 4; i++)
+        CHECK(out[i] == -1, "a reduction of an empty type wrote element %d", i);
+    CHECK_MPI(MPI_Type_free(&none));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -88,6 +104,7 @@ int main(int argc, char **argv)
                 bcast_maps(root, contig_at_root, n);
     bcast_empty(0);
     bcast_empty(1);
+    reduce_empty();
     TEST_PASS();
     MPI_Finalize();
     return 0;
