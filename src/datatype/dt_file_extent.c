@@ -29,7 +29,7 @@ static void widen(bool *any, MPI_Aint *lb, MPI_Aint *ub, MPI_Aint lo, MPI_Aint h
     *any = true;
 }
 
-/* Multiply-add with overflow noted: a type whose file extent does not fit in MPI_Aint. */
+/* x * y, with overflow noted: a type whose file extent does not fit in MPI_Aint. */
 static MPI_Aint mul(file_bounds_t *b, MPI_Count x, MPI_Aint y)
 {
     MPI_Aint r;
