@@ -85,11 +85,13 @@ void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm);
 /*
  * Tags communicator creation uses on a parent's collective context. Collective creation (dup,
  * split, create) uses EMPI_COMM_CREATE_TAG: the collective layer must not use that tag. Comm_create_group
- * runs over a subset and is told apart by the user's tag, mapped to a negative tag (never -1, which
- * is MPI_ANY_TAG; receives with MPI_ANY_TAG never match negative tags).
+ * runs over a subset and is told apart by the user's tag, mapped to a negative tag below -2 (-2 is
+ * MPI_ANY_TAG in the standard ABI, which a receive must not post: it would take any message of the
+ * context; a receive with MPI_ANY_TAG never matches a negative tag). The three largest user tags
+ * share INT32_MIN: there are two negative tags fewer than tags.
  */
 #define EMPI_COMM_CREATE_TAG 0x7fff0000
-#define EMPI_COMM_CREATE_GROUP_TAG(user_tag) ((user_tag) >= 0x7ffffffe ? INT32_MIN : -2 - (user_tag))
+#define EMPI_COMM_CREATE_GROUP_TAG(user_tag) ((user_tag) >= 0x7ffffffd ? INT32_MIN : -3 - (user_tag))
 
 /*
  * Run the attribute delete callbacks of MPI_COMM_SELF (in reverse order of setting), then of
