@@ -113,9 +113,9 @@ static MPI_Count count_total(const int *ci, const MPI_Count *cc, int n)
 static int check_buf(const char *fn, empi_comm_t *c, const void *buf, MPI_Count count, const empi_datatype_t *dt,
                      const char *what)
 {
-    if (empi_buffer_missing(buf, count, dt))
-        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %s is NULL with %lld elements to move", fn, what,
-                             (long long)count);
+    const char *problem = empi_buffer_problem(buf, count, dt);
+    if (problem)
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %s %s (%lld elements)", fn, what, problem, (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -581,6 +581,8 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
 {
     ENTER(fn, comm, c, mode, request);
     EMPI_CHECK(check_no_in_place(fn, c, sbuf));
+    if (rbuf == MPI_IN_PLACE)
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: recvbuf is MPI_IN_PLACE, which is not allowed here", fn);
     int p = empi_comm_peer_size(c), w = coll == EMPI_COLL_ALLTOALLW;
     A.coll = coll;
     A.in_place = sbuf == MPI_IN_PLACE;

@@ -87,6 +87,16 @@ static inline int empi_buffer_missing(const void *buf, MPI_Count count, const em
     return empi_buffer_missing_at(buf, 0, count, dt);
 }
 
+/* What is wrong with a buffer argument, NULL when nothing: MPI_IN_PLACE where the call (or this
+   process's role in it) has no in-place form (it is (void *)1, which no NULL test catches), or
+   NULL with data to move. */
+static inline const char *empi_buffer_problem(const void *buf, MPI_Count count, const empi_datatype_t *dt)
+{
+    if (buf == MPI_IN_PLACE)
+        return "is MPI_IN_PLACE, which is not allowed here";
+    return empi_buffer_missing(buf, count, dt) ? "is NULL with data to move" : NULL;
+}
+
 void empi_datatype_retain(empi_datatype_t *dt);
 void empi_datatype_release(empi_datatype_t *dt);
 

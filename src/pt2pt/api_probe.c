@@ -138,6 +138,9 @@ static int mrecv_start(const char *fn, void *buf, MPI_Count count, MPI_Datatype 
     int rc = empi_datatype_check(datatype, count, &dt, &why);
     if (rc != MPI_SUCCESS)
         return empi_err_comm(comm, rc, "%s: %s", fn, why ? why : "invalid datatype or count");
+    const char *problem = empi_buffer_problem(buf, count, dt);
+    if (problem)
+        return empi_err_comm(comm, MPI_ERR_BUFFER, "%s: buf %s (count %lld)", fn, problem, (long long)count);
     empi_request_t *req = empi_request_new(EMPI_REQ_RECV, comm);
     if (!req)
         return empi_err_comm(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);

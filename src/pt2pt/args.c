@@ -9,8 +9,9 @@ static int check_buffer(const char *fn, empi_comm_t *c, const void *buf, MPI_Cou
     int rc = empi_datatype_check(datatype, count, dt, &why);
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "%s: %s", fn, why ? why : "invalid datatype or count");
-    if (empi_buffer_missing(buf, count, *dt))
-        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: buf is NULL with count %lld", fn, (long long)count);
+    const char *problem = empi_buffer_problem(buf, count, *dt);
+    if (problem)
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: buf %s (count %lld)", fn, problem, (long long)count);
     return MPI_SUCCESS;
 }
 

@@ -34,6 +34,25 @@ static void collectives(MPI_Comm comm)
     CHECK_ERR(MPI_Alltoallv(buf, counts, NULL, MPI_INT, buf, counts, displs, MPI_INT, comm), MPI_ERR_ARG);
     CHECK_ERR(MPI_Alltoallw(buf, counts, displs, NULL, buf, counts, displs, types, comm), MPI_ERR_ARG);
     CHECK_ERR(MPI_Alltoallw(buf, counts, displs, types, NULL, counts, displs, types, comm), MPI_ERR_BUFFER);
+    /* MPI_IN_PLACE is (void *)1: where a call has no in-place form it must not pass for a buffer */
+    CHECK_ERR(MPI_Bcast(MPI_IN_PLACE, 4, MPI_INT, 0, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Allreduce(buf, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Reduce(MPI_IN_PLACE, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, 0, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Alltoall(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Scatter(MPI_IN_PLACE, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Alltoallw(buf, counts, displs, types, MPI_IN_PLACE, counts, displs, types, comm), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Scan(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, comm), MPI_ERR_BUFFER);
+    /* neighborhood collectives: NULL buffers with data, and no in-place form at all */
+    MPI_Comm ring;
+    int dims[1] = {p}, periods[1] = {1};
+    CHECK_MPI(MPI_Cart_create(comm, 1, dims, periods, 0, &ring));
+    CHECK_MPI(MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN));
+    CHECK_ERR(MPI_Neighbor_allgather(buf, 1, MPI_INT, NULL, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_alltoall(NULL, 1, MPI_INT, buf, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_alltoallv(buf, counts, displs, MPI_INT, NULL, counts, displs, MPI_INT, ring),
+              MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ring), MPI_ERR_BUFFER);
+    CHECK_MPI(MPI_Comm_free(&ring));
     /* count 0 with a NULL buffer moves nothing: fine */
     CHECK_MPI(MPI_Bcast(NULL, 0, MPI_INT, 0, comm));
     /* MPI_BOTTOM with a type of absolute addresses: legal, and it must work */
@@ -73,6 +92,21 @@ static void local_calls(MPI_Comm comm)
     CHECK_ERR(MPI_Pack_external(NULL, in, 4, MPI_INT, packed, sizeof packed, &(MPI_Aint){0}), MPI_ERR_ARG);
     CHECK_ERR(MPI_Reduce_local(NULL, in, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
     CHECK_ERR(MPI_Reduce_local(in, NULL, 4, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+}
+
+/* Point-to-point: MPI_IN_PLACE is no buffer; MPI_Mrecv checks its buffer before taking the message. */
+static void point_to_point(MPI_Comm comm)
+{
+    int v = 5, got = 0, rank = empi_rank();
+    CHECK_ERR(MPI_Send(MPI_IN_PLACE, 1, MPI_INT, MPI_PROC_NULL, 0, comm), MPI_ERR_BUFFER);
+    MPI_Request req;
+    MPI_Message msg;
+    CHECK_MPI(MPI_Isend(&v, 1, MPI_INT, rank, 9, comm, &req));
+    CHECK_MPI(MPI_Mprobe(rank, 9, comm, &msg, MPI_STATUS_IGNORE));
+    CHECK_ERR(MPI_Mrecv(NULL, 1, MPI_INT, &msg, MPI_STATUS_IGNORE), MPI_ERR_BUFFER);
+    CHECK_MPI(MPI_Mrecv(&got, 1, MPI_INT, &msg, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(got == 5, "the message taken after a refused MPI_Mrecv held %d", got);
 }
 
 static void one_sided(MPI_Comm comm)
@@ -129,6 +163,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
     collectives(comm);
     local_calls(comm);
+    point_to_point(comm);
     one_sided(comm);
     requests(comm);
     CHECK_MPI(MPI_Comm_free(&comm));

@@ -87,6 +87,11 @@ static int check_side(empi_comm_t *c, const char *fn, nbr_side_t *sd, int n)
         if (rc != MPI_SUCCESS)
             return empi_err_comm(c, rc, "%s: %stype: %s", fn, sd->name, why ? why : "invalid");
     }
+    if (sd->buf == MPI_IN_PLACE)   /* neighborhood collectives have no in-place form */
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf is MPI_IN_PLACE, which is not allowed here", fn, sd->name);
+    if (!per_block && n > 0 && empi_buffer_missing(sd->buf, sd->count, sd->dt))
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf is NULL with %lld elements per neighbor", fn, sd->name,
+                             (long long)sd->count);
     if (!per_block || n == 0)
         return MPI_SUCCESS;
     if ((!sd->ci && !sd->cc) || (!sd->di && !sd->dc) || (sd->shape == NBR_BYTES && !sd->types))
@@ -100,6 +105,10 @@ static int check_side(empi_comm_t *c, const char *fn, nbr_side_t *sd, int n)
         int rc = block_type(sd, k, count, &dt, &why);
         if (rc != MPI_SUCCESS)
             return empi_err_comm(c, rc, "%s: %stypes[%d]: %s", fn, sd->name, k, why ? why : "invalid");
+        MPI_Aint displ = sd->dc ? sd->dc[k] : sd->di[k];
+        if (empi_buffer_missing_at(sd->buf, sd->shape == NBR_BYTES ? displ : displ * dt->extent, count, dt))
+            return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf is NULL with %lld elements for neighbor %d", fn,
+                                 sd->name, (long long)count, k);
     }
     return MPI_SUCCESS;
 }
