@@ -6,6 +6,7 @@
 #ifndef EMPI_DATATYPE_H
 #define EMPI_DATATYPE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,13 @@ static inline int empi_buffer_missing_at(const void *buf, MPI_Aint displ, MPI_Co
 static inline int empi_buffer_missing(const void *buf, MPI_Count count, const empi_datatype_t *dt)
 {
     return empi_buffer_missing_at(buf, 0, count, dt);
+}
+
+/* A count or size for an int output argument: MPI_UNDEFINED when it does not fit (the standard's
+   answer for MPI_Type_size, MPI_Get_count, MPI_Pack_size, MPI_Buffer_detach ...). */
+static inline int empi_int_or_undefined(MPI_Count v)
+{
+    return v > INT_MAX ? MPI_UNDEFINED : (int)v;
 }
 
 /* What is wrong with a buffer argument, NULL when nothing: MPI_IN_PLACE where the call (or this

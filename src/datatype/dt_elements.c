@@ -153,17 +153,12 @@ static MPI_Count count_of(const MPI_Status *status, const empi_datatype_t *dt)
     return bytes % dt->size ? MPI_UNDEFINED : bytes / dt->size;
 }
 
-static int to_int(MPI_Count v)
-{
-    return v > INT_MAX ? MPI_UNDEFINED : (int)v;
-}
-
 EMPI_WEAK_ALIAS(Get_count)
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     empi_datatype_t *dt;
     EMPI_CHECK(query_args("MPI_Get_count", status, datatype, count, &dt));
-    *count = to_int(count_of(status, dt));
+    *count = empi_int_or_undefined(count_of(status, dt));
     return MPI_SUCCESS;
 }
 
@@ -187,7 +182,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 {
     empi_datatype_t *dt;
     EMPI_CHECK(query_args("MPI_Get_elements", status, datatype, count, &dt));
-    *count = to_int(elements_of(status, dt));
+    *count = empi_int_or_undefined(elements_of(status, dt));
     return MPI_SUCCESS;
 }
 

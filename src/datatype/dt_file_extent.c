@@ -20,15 +20,6 @@ typedef struct {
     MPI_Aint lb, ub, mlb, mub;
 } file_bounds_t;
 
-static void widen(bool *any, MPI_Aint *lb, MPI_Aint *ub, MPI_Aint lo, MPI_Aint hi)
-{
-    if (!*any || lo < *lb)
-        *lb = lo;
-    if (!*any || hi > *ub)
-        *ub = hi;
-    *any = true;
-}
-
 /* x * y, with overflow noted: a type whose file extent does not fit in MPI_Aint. */
 static MPI_Aint mul(file_bounds_t *b, MPI_Count x, MPI_Aint y)
 {
@@ -45,9 +36,9 @@ static void add(file_bounds_t *b, const file_shape_t *s, MPI_Aint disp, MPI_Coun
         return;
     MPI_Aint span = mul(b, count - 1, s->ub - s->lb);
     MPI_Aint lo = disp + s->lb + (span < 0 ? span : 0), hi = disp + s->ub + (span > 0 ? span : 0);
-    widen(&b->any, &b->lb, &b->ub, lo, hi);
+    empi_dt_widen(&b->any, &b->lb, &b->ub, lo, hi);
     if (s->marked)
-        widen(&b->any_marked, &b->mlb, &b->mub, lo, hi);
+        empi_dt_widen(&b->any_marked, &b->mlb, &b->mub, lo, hi);
 }
 
 /* The k-th numeric constructor argument: integers then addresses, or the large-count array of a

@@ -121,6 +121,15 @@ typedef struct {
     bool basic_set;
 } empi_dt_acc_t;
 void empi_acc_init(empi_dt_acc_t *a);
+/* [*lo, *hi) grows to cover [l, h) (*any: it holds something yet). */
+static inline void empi_dt_widen(bool *any, MPI_Aint *lo, MPI_Aint *hi, MPI_Aint l, MPI_Aint h)
+{
+    if (!*any || l < *lo)
+        *lo = l;
+    if (!*any || h > *hi)
+        *hi = h;
+    *any = true;
+}
 /* Add `count` copies of `old`, the first at byte displacement disp, spaced by old's extent. */
 void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, MPI_Count count);
 void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt);

@@ -139,20 +139,6 @@ void empi_acc_init(empi_dt_acc_t *a)
     memset(a, 0, sizeof *a);
 }
 
-/* [*lo, *hi) grows to cover [l, h) (*any: it holds something yet). */
-static void widen(bool *any, MPI_Aint *lo, MPI_Aint *hi, MPI_Aint l, MPI_Aint h)
-{
-    if (!*any) {
-        *any = true;
-        *lo = l, *hi = h;
-        return;
-    }
-    if (l < *lo)
-        *lo = l;
-    if (h > *hi)
-        *hi = h;
-}
-
 void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, MPI_Count count)
 {
     if (count <= 0)
@@ -162,14 +148,14 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
     MPI_Aint ub = disp + old->ub + (span > 0 ? span : 0);
     MPI_Aint tlb = disp + old->true_lb + (span < 0 ? span : 0);
     MPI_Aint tub = disp + old->true_ub + (span > 0 ? span : 0);
-    widen(&a->any, &a->lb, &a->ub, lb, ub);
+    empi_dt_widen(&a->any, &a->lb, &a->ub, lb, ub);
     /* The standard's lb is the least lb marker when there is one, whatever data lies below it;
        likewise ub (MPI 4.1, 5.1.8). */
     if (old->explicit_bounds)
-        widen(&a->any_marked, &a->mlb, &a->mub, lb, ub);
+        empi_dt_widen(&a->any_marked, &a->mlb, &a->mub, lb, ub);
     /* true bounds describe data: a member without any does not widen them */
     if (old->size > 0)
-        widen(&a->any_data, &a->tlb, &a->tub, tlb, tub);
+        empi_dt_widen(&a->any_data, &a->tlb, &a->tub, tlb, tub);
     a->size += count * old->size;
     a->basic_count += count * old->basic_count;
     if (!a->basic_set) {

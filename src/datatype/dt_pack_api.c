@@ -110,7 +110,7 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     if (!size)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
     MPI_Count bytes = (MPI_Count)incount * dt->size;
-    *size = bytes > INT_MAX ? MPI_UNDEFINED : (int)bytes;   /* the standard's answer for "does not fit" */
+    *size = empi_int_or_undefined(bytes);
     return MPI_SUCCESS;
 }
 

@@ -33,7 +33,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     empi_datatype_t *dt;
     EMPI_CHECK(get_type("MPI_Type_size", datatype, &dt));
     OUT_CHECK("MPI_Type_size", size);
-    *size = dt->size > INT_MAX ? MPI_UNDEFINED : (int)dt->size;
+    *size = empi_int_or_undefined(dt->size);
     return MPI_SUCCESS;
 }
 

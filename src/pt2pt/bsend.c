@@ -285,7 +285,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     MPI_Count n = 0;
     int rc = detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = empi_bsend_int_size(n);
+        *size = empi_int_or_undefined(n);
     return rc;
 }
 

@@ -2,8 +2,6 @@
 #ifndef EMPI_BSEND_H
 #define EMPI_BSEND_H
 
-#include <limits.h>
-
 #include "pt2pt/request.h"
 
 #include "comm/comm.h"
@@ -20,11 +18,6 @@ empi_bsend_buffer_t *empi_bsend_buffer_for(empi_comm_t *c);
 int empi_bsend_attach(empi_bsend_buffer_t **slot, void *buffer, MPI_Count size, const char **why);
 void empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size);
 empi_bsend_buffer_t **empi_bsend_process_slot(void);
-/* A detached size for the int forms: MPI_UNDEFINED when it does not fit, as for MPI_Type_size. */
-static inline int empi_bsend_int_size(MPI_Count n)
-{
-    return n > INT_MAX ? MPI_UNDEFINED : (int)n;
-}
 
 /* Has every message buffered in buf left it (NULL: nothing attached)? Wait until it has. */
 int empi_bsend_flushed(empi_bsend_buffer_t *buf);

@@ -81,7 +81,7 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
     MPI_Count n = 0;
     int rc = comm_detach("MPI_Comm_detach_buffer", comm, buffer_addr, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = empi_bsend_int_size(n);
+        *size = empi_int_or_undefined(n);
     return rc;
 }
 
@@ -154,7 +154,7 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
     MPI_Count n = 0;
     int rc = session_detach("MPI_Session_detach_buffer", session, buffer_addr, size ? &n : NULL);
     if (rc == MPI_SUCCESS)
-        *size = empi_bsend_int_size(n);
+        *size = empi_int_or_undefined(n);
     return rc;
 }
 

@@ -87,11 +87,10 @@ static int check_side(empi_comm_t *c, const char *fn, nbr_side_t *sd, int n)
         if (rc != MPI_SUCCESS)
             return empi_err_comm(c, rc, "%s: %stype: %s", fn, sd->name, why ? why : "invalid");
     }
-    if (sd->buf == MPI_IN_PLACE)   /* neighborhood collectives have no in-place form */
-        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf is MPI_IN_PLACE, which is not allowed here", fn, sd->name);
-    if (!per_block && n > 0 && empi_buffer_missing(sd->buf, sd->count, sd->dt))
-        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf is NULL with %lld elements per neighbor", fn, sd->name,
-                             (long long)sd->count);
+    /* no in-place form; a per-block side's NULL buffer is judged block by block below */
+    const char *problem = empi_buffer_problem(sd->buf, per_block || n == 0 ? 0 : sd->count, sd->dt);
+    if (problem)
+        return empi_err_comm(c, MPI_ERR_BUFFER, "%s: %sbuf %s", fn, sd->name, problem);
     if (!per_block || n == 0)
         return MPI_SUCCESS;
     if ((!sd->ci && !sd->cc) || (!sd->di && !sd->dc) || (sd->shape == NBR_BYTES && !sd->types))
