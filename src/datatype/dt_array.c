@@ -18,12 +18,28 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
         empi_contents_free(c);
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
+    /* Every offset below is at most the whole array's extent and every size at most the
+       selection's: checking those two first keeps the layout arithmetic in range. */
+    bool overflow = false;
+    MPI_Aint whole = old->extent;
+    MPI_Count selected = 1;
+    for (int d = 0; d < ndims; d++) {
+        MPI_Count in_dim = 0;
+        for (MPI_Count j = 0; j < dims[d].n; j++)
+            in_dim += dims[d].len[j];
+        whole = empi_dt_mul(whole, (MPI_Aint)gsizes[d], &overflow);
+        selected = empi_dt_mul(selected, in_dim, &overflow);
+    }
+    empi_dt_mul(selected, old->size, &overflow);
+    if (overflow) {
+        dt->size = -1;
+        return empi_dt_publish(fname, dt, NULL, c, newtype);
+    }
     /* walk from the fastest-varying dimension outward */
     empi_dt_layout_t *node = old->layout;
     empi_layout_ref(node);
     MPI_Aint stride = old->extent;       /* bytes between consecutive indices of this dimension */
     MPI_Aint first = 0, last = 0;        /* byte offsets of the first and last selected element */
-    MPI_Count selected = 1;
     for (int k = 0; k < ndims; k++) {
         int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
         const empi_dim_runs_t *r = &dims[d];
@@ -32,13 +48,11 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
         empi_dt_layout_t **kids = malloc((size_t)(n ? n : 1) * sizeof *kids);
         MPI_Aint *kext = malloc((size_t)(n ? n : 1) * sizeof *kext);
         empi_dt_layout_t *next = NULL;
-        MPI_Count in_dim = 0;
         if (disp && kids && kext) {
             for (MPI_Count j = 0; j < n; j++) {
                 disp[j] = (MPI_Aint)r->start[j] * stride;
                 kids[j] = node;
                 kext[j] = stride;
-                in_dim += r->len[j];
             }
             next = empi_layout_blocks(n, disp, r->len, kids, kext);
         }
@@ -49,7 +63,6 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
             return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
         }
         node = next;
-        selected *= in_dim;
         if (n > 0) {
             first += (MPI_Aint)r->start[0] * stride;
             last += (MPI_Aint)(r->start[n - 1] + r->len[n - 1] - 1) * stride;
@@ -72,5 +85,5 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
     dt->ub = stride;
     dt->align = old->align;
     dt->explicit_bounds = 1;
-    return empi_dt_publish(dt, node, c, newtype);
+    return empi_dt_publish(fname, dt, node, c, newtype);
 }

@@ -42,12 +42,18 @@ int empi_dt_build_blocks(const char *fname, MPI_Count n, const MPI_Aint *disp, c
         kext[i] = olds[i]->extent;
     }
     empi_acc_finish(&acc, dt);
+    if (dt->size < 0) {
+        free(kids), free(kext);
+        return empi_dt_publish(fname, dt, NULL, c, newtype);
+    }
     if (is_struct && !dt->explicit_bounds && dt->align > 1) {
         /* the standard's epsilon: round the extent up to the strictest member alignment */
         MPI_Aint rem = dt->extent % dt->align;
-        if (rem) {
-            dt->ub += dt->align - rem;
-            dt->extent += dt->align - rem;
+        if (rem && (__builtin_add_overflow(dt->ub, dt->align - rem, &dt->ub) ||
+                    __builtin_add_overflow(dt->extent, dt->align - rem, &dt->extent))) {
+            free(kids), free(kext);
+            dt->size = -1;
+            return empi_dt_publish(fname, dt, NULL, c, newtype);
         }
     }
     empi_dt_layout_t *l = empi_layout_blocks(n, disp, blen, kids, kext);
@@ -57,7 +63,7 @@ int empi_dt_build_blocks(const char *fname, MPI_Count n, const MPI_Aint *disp, c
         dt->obj.magic = EMPI_MAGIC_FREED;
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
-    return empi_dt_publish(dt, l, c, newtype);
+    return empi_dt_publish(fname, dt, l, c, newtype);
 }
 
 void empi_contents_set_type(empi_dt_contents_t *c, MPI_Count i, empi_datatype_t *t)

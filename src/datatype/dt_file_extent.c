@@ -20,21 +20,12 @@ typedef struct {
     MPI_Aint lb, ub, mlb, mub;
 } file_bounds_t;
 
-/* x * y, with overflow noted: a type whose file extent does not fit in MPI_Aint. */
-static MPI_Aint mul(file_bounds_t *b, MPI_Count x, MPI_Aint y)
-{
-    MPI_Aint r;
-    if (__builtin_mul_overflow((MPI_Aint)x, y, &r))
-        b->overflow = true;
-    return r;
-}
-
 /* count copies of s, the first at disp, spaced by s's extent */
 static void add(file_bounds_t *b, const file_shape_t *s, MPI_Aint disp, MPI_Count count)
 {
     if (count <= 0)
         return;
-    MPI_Aint span = mul(b, count - 1, s->ub - s->lb);
+    MPI_Aint span = empi_dt_mul(count - 1, s->ub - s->lb, &b->overflow);
     MPI_Aint lo = disp + s->lb + (span < 0 ? span : 0), hi = disp + s->ub + (span > 0 ? span : 0);
     empi_dt_widen(&b->any, &b->lb, &b->ub, lo, hi);
     if (s->marked)
@@ -56,7 +47,7 @@ static MPI_Aint array_elements(file_bounds_t *b, const empi_dt_contents_t *c, bo
 {
     MPI_Aint n = 1;
     for (int i = 0; i < ndims; i++)
-        n = mul(b, large_sizes ? c->larges[i] : c->ints[first + i], n);
+        n = empi_dt_mul(large_sizes ? c->larges[i] : c->ints[first + i], n, &b->overflow);
     return n;
 }
 
@@ -83,7 +74,7 @@ static int replay(const empi_dt_contents_t *c, empi_dt_file_extent_fn fn, void *
         bool sub = c->combiner == MPI_COMBINER_SUBARRAY;
         int ndims = sub ? c->ints[0] : c->ints[2];
         MPI_Aint elems = array_elements(&b, c, c->nl > 0, sub ? 1 : 3, ndims);
-        *out = (file_shape_t){0, mul(&b, elems, ext), true};
+        *out = (file_shape_t){0, empi_dt_mul(elems, ext, &b.overflow), true};
         return b.overflow ? MPI_ERR_TYPE : MPI_SUCCESS;
     }
     case MPI_COMBINER_CONTIGUOUS:
@@ -92,24 +83,24 @@ static int replay(const empi_dt_contents_t *c, empi_dt_file_extent_fn fn, void *
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR: {
         /* the blocks lie on a line: the first and the last bound it */
-        MPI_Aint stride = c->combiner == MPI_COMBINER_VECTOR ? mul(&b, arg(c, 2), ext) : arg(c, 2);
+        MPI_Aint stride = c->combiner == MPI_COMBINER_VECTOR ? empi_dt_mul(arg(c, 2), ext, &b.overflow) : arg(c, 2);
         add(&b, &old, 0, arg(c, 1));
         if (n > 0)
-            add(&b, &old, mul(&b, n - 1, stride), arg(c, 1));
+            add(&b, &old, empi_dt_mul(n - 1, stride, &b.overflow), arg(c, 1));
         break;
     }
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
         for (MPI_Aint i = 0; i < n; i++) {
             MPI_Aint d = arg(c, 1 + n + i);
-            add(&b, &old, c->combiner == MPI_COMBINER_INDEXED ? mul(&b, d, ext) : d, arg(c, 1 + i));
+            add(&b, &old, c->combiner == MPI_COMBINER_INDEXED ? empi_dt_mul(d, ext, &b.overflow) : d, arg(c, 1 + i));
         }
         break;
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK:
         for (MPI_Aint i = 0; i < n; i++) {
             MPI_Aint d = arg(c, 2 + i);
-            add(&b, &old, c->combiner == MPI_COMBINER_INDEXED_BLOCK ? mul(&b, d, ext) : d, arg(c, 1));
+            add(&b, &old, c->combiner == MPI_COMBINER_INDEXED_BLOCK ? empi_dt_mul(d, ext, &b.overflow) : d, arg(c, 1));
         }
         break;
     case MPI_COMBINER_STRUCT:

@@ -50,6 +50,7 @@ static int build(const idx_args_t *a, MPI_Datatype oldtype, MPI_Datatype *newtyp
         empi_contents_free(c);
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", a->fname);
     }
+    bool overflow = false;
     for (MPI_Count i = 0; i < n; i++) {
         blen[i] = a->blens_i ? a->blens_i[i] : a->blens_l ? a->blens_l[i] : a->blocklen;
         if (blen[i] < 0) {
@@ -60,12 +61,18 @@ static int build(const idx_args_t *a, MPI_Datatype oldtype, MPI_Datatype *newtyp
                                   a->fname, (long long)i, bad);
         }
         if (a->disps_i)
-            disp[i] = (MPI_Aint)a->disps_i[i] * old->extent;
+            disp[i] = empi_dt_mul(a->disps_i[i], old->extent, &overflow);
         else if (a->disps_a)
             disp[i] = a->disps_a[i];
         else
-            disp[i] = a->disp_bytes ? (MPI_Aint)a->disps_l[i] : (MPI_Aint)a->disps_l[i] * old->extent;
+            disp[i] = a->disp_bytes ? (MPI_Aint)a->disps_l[i]
+                                    : empi_dt_mul((MPI_Aint)a->disps_l[i], old->extent, &overflow);
         olds[i] = old;
+    }
+    if (overflow) {
+        free(disp), free(blen), free(olds);
+        empi_contents_free(c);
+        return empi_dt_too_large(a->fname);
     }
     rc = empi_dt_build_blocks(a->fname, n, disp, blen, olds, 0, c, newtype);
     free(disp), free(blen), free(olds);

@@ -86,12 +86,16 @@ static inline bool empi_layout_is_one_run(const empi_dt_layout_t *l, MPI_Aint *d
 /* datatype objects (dt_predefined.c / dt_object.c) */
 void empi_dt_table_init(void);
 empi_datatype_t *empi_dt_alloc(void);
+/* The error of a constructor whose type would not fit in MPI_Count/MPI_Aint. */
+int empi_dt_too_large(const char *fname);
 /*
  * Finish a new derived type: computes size/bounds flags from the caller-set fields, takes the
- * layout and contents, and returns its handle into *newtype.
+ * layout and contents, and returns its handle into *newtype. A size of -1 (the size or bounds
+ * overflowed; layout may then be NULL) is refused with empi_dt_too_large, and everything is
+ * released.
  */
-int empi_dt_publish(empi_datatype_t *dt, empi_dt_layout_t *layout, empi_dt_contents_t *contents,
-                    MPI_Datatype *newtype);
+int empi_dt_publish(const char *fname, empi_datatype_t *dt, empi_dt_layout_t *layout,
+                    empi_dt_contents_t *contents, MPI_Datatype *newtype);
 empi_dt_contents_t *empi_contents_new(int combiner, MPI_Count ni, MPI_Count na, MPI_Count nl,
                                       MPI_Count nd);
 void empi_contents_free(empi_dt_contents_t *c);
@@ -119,6 +123,7 @@ typedef struct {
     MPI_Count basic_count;
     empi_basic_t basic;
     bool basic_set;
+    bool overflow;       /* size or bounds do not fit: empi_acc_finish makes the size -1 */
 } empi_dt_acc_t;
 void empi_acc_init(empi_dt_acc_t *a);
 /* [*lo, *hi) grows to cover [l, h) (*any: it holds something yet). */
@@ -129,6 +134,25 @@ static inline void empi_dt_widen(bool *any, MPI_Aint *lo, MPI_Aint *hi, MPI_Aint
     if (!*any || h > *hi)
         *hi = h;
     *any = true;
+}
+/*
+ * Constructor arithmetic on sizes and byte offsets: an overflow sets *ovf and the (wrapped) result
+ * is only carried along, so that the constructor finishes its bookkeeping and empi_dt_publish
+ * refuses the type instead of describing a wrapped one.
+ */
+static inline MPI_Aint empi_dt_mul(MPI_Aint x, MPI_Aint y, bool *ovf)
+{
+    MPI_Aint r;
+    if (__builtin_mul_overflow(x, y, &r))
+        *ovf = true;
+    return r;
+}
+static inline MPI_Aint empi_dt_add(MPI_Aint x, MPI_Aint y, bool *ovf)
+{
+    MPI_Aint r;
+    if (__builtin_add_overflow(x, y, &r))
+        *ovf = true;
+    return r;
 }
 /* Add `count` copies of `old`, the first at byte displacement disp, spaced by old's extent. */
 void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, MPI_Count count);

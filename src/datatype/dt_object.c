@@ -131,7 +131,7 @@ int empi_dt_clone(const empi_datatype_t *old, MPI_Datatype *out)
     for (MPI_Count i = 0; i < oc->nd; i++)
         empi_contents_set_type(c, i, oc->type_objs[i]);
     empi_dt_copy_shape(dt, old);
-    return empi_dt_publish(dt, old->layout, c, out);
+    return empi_dt_publish("MPI_Type_get_contents", dt, old->layout, c, out);
 }
 
 void empi_acc_init(empi_dt_acc_t *a)
@@ -143,11 +143,13 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
 {
     if (count <= 0)
         return;
-    MPI_Aint span = (MPI_Aint)(count - 1) * old->extent;
-    MPI_Aint lb = disp + old->lb + (span < 0 ? span : 0);
-    MPI_Aint ub = disp + old->ub + (span > 0 ? span : 0);
-    MPI_Aint tlb = disp + old->true_lb + (span < 0 ? span : 0);
-    MPI_Aint tub = disp + old->true_ub + (span > 0 ? span : 0);
+    bool *ovf = &a->overflow;
+    MPI_Aint span = empi_dt_mul((MPI_Aint)(count - 1), old->extent, ovf);
+    MPI_Aint below = span < 0 ? span : 0, above = span > 0 ? span : 0;
+    MPI_Aint lb = empi_dt_add(empi_dt_add(disp, old->lb, ovf), below, ovf);
+    MPI_Aint ub = empi_dt_add(empi_dt_add(disp, old->ub, ovf), above, ovf);
+    MPI_Aint tlb = empi_dt_add(empi_dt_add(disp, old->true_lb, ovf), below, ovf);
+    MPI_Aint tub = empi_dt_add(empi_dt_add(disp, old->true_ub, ovf), above, ovf);
     empi_dt_widen(&a->any, &a->lb, &a->ub, lb, ub);
     /* The standard's lb is the least lb marker when there is one, whatever data lies below it;
        likewise ub (MPI 4.1, 5.1.8). */
@@ -156,8 +158,8 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
     /* true bounds describe data: a member without any does not widen them */
     if (old->size > 0)
         empi_dt_widen(&a->any_data, &a->tlb, &a->tub, tlb, tub);
-    a->size += count * old->size;
-    a->basic_count += count * old->basic_count;
+    a->size = empi_dt_add(a->size, empi_dt_mul(count, old->size, ovf), ovf);
+    a->basic_count = empi_dt_add(a->basic_count, empi_dt_mul(count, old->basic_count, ovf), ovf);
     if (!a->basic_set) {
         a->basic = old->basic;
         a->basic_set = true;
@@ -168,10 +170,10 @@ void empi_acc_add(empi_dt_acc_t *a, const empi_datatype_t *old, MPI_Aint disp, M
 
 void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt)
 {
-    dt->size = a->size;
     dt->lb = a->any_marked ? a->mlb : a->lb;
     dt->ub = a->any_marked ? a->mub : a->ub;
-    dt->extent = dt->ub - dt->lb;
+    bool overflow = a->overflow || __builtin_sub_overflow(dt->ub, dt->lb, &dt->extent);
+    dt->size = overflow ? -1 : a->size;
     /* no data at all: the true bounds collapse onto lb */
     dt->true_lb = a->any_data ? a->tlb : a->lb;
     dt->true_ub = a->any_data ? a->tub : a->lb;
@@ -179,9 +181,20 @@ void empi_acc_finish(const empi_dt_acc_t *a, empi_datatype_t *dt)
     dt->basic_count = a->basic_count;
 }
 
-int empi_dt_publish(empi_datatype_t *dt, empi_dt_layout_t *layout, empi_dt_contents_t *contents,
-                    MPI_Datatype *newtype)
+int empi_dt_too_large(const char *fname)
 {
+    return empi_err_noobj(MPI_ERR_ARG, "%s: the new datatype's size or bounds do not fit in 64 bits", fname);
+}
+
+int empi_dt_publish(const char *fname, empi_datatype_t *dt, empi_dt_layout_t *layout,
+                    empi_dt_contents_t *contents, MPI_Datatype *newtype)
+{
+    if (dt->size < 0) {
+        empi_layout_unref(layout);
+        empi_contents_free(contents);
+        dt->obj.magic = EMPI_MAGIC_FREED;
+        return empi_dt_too_large(fname);
+    }
     dt->obj.magic = EMPI_MAGIC_DATATYPE;
     dt->obj.refcount = 1;
     dt->handle = (MPI_Datatype)dt;

@@ -260,7 +260,7 @@ static int f90_type(const char *fname, int combiner, int p, int r, MPI_Datatype 
     dt->committed = 1;
     dt->attrs = NULL;
     empi_layout_ref(old->layout);
-    empi_dt_publish(dt, old->layout, c, newtype);
+    empi_dt_publish(fname, dt, old->layout, c, newtype);
     empi_datatype_retain(dt);   /* the cache's reference: these are never destroyed */
     empi_lock();
     f90_cache[f90_used++] = (f90_entry_t){combiner, p, r, *newtype};

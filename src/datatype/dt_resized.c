@@ -30,11 +30,12 @@ static int resized(const char *fname, MPI_Datatype oldtype, MPI_Aint lb, MPI_Ain
     dt->basic_count = old->basic_count;
     dt->lb = lb;
     dt->extent = extent;
-    dt->ub = lb + extent;
+    if (__builtin_add_overflow(lb, extent, &dt->ub))
+        dt->size = -1;   /* refused by empi_dt_publish */
     dt->align = old->align;
     dt->explicit_bounds = 1;
     empi_layout_ref(old->layout);
-    return empi_dt_publish(dt, old->layout, c, newtype);
+    return empi_dt_publish(fname, dt, old->layout, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_create_resized)
@@ -64,7 +65,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     }
     empi_contents_set_type(c, 0, old);
     empi_dt_copy_shape(dt, old);   /* committed too: the standard wants oldtype's committed state */
-    int rc = empi_dt_publish(dt, old->layout, c, newtype);
+    int rc = empi_dt_publish(fname, dt, old->layout, c, newtype);
     if (rc == MPI_SUCCESS)
         rc = empi_dt_copy_attrs(fname, old, dt);
     if (rc != MPI_SUCCESS)

@@ -18,13 +18,17 @@ static int build_vector(const char *fname, MPI_Count count, MPI_Count blocklen, 
         /* bounds are linear in the block index: the first and last blocks give them */
         empi_acc_add(&acc, old, 0, blocklen);
         if (count > 1)
-            empi_acc_add(&acc, old, (MPI_Aint)(count - 1) * stride, blocklen);
+            empi_acc_add(&acc, old, empi_dt_mul((MPI_Aint)(count - 1), stride, &acc.overflow), blocklen);
         if (count > 2) {
-            acc.size += (count - 2) * blocklen * old->size;
-            acc.basic_count += (count - 2) * blocklen * old->basic_count;
+            MPI_Count middle = empi_dt_mul(count - 2, blocklen, &acc.overflow);
+            acc.size = empi_dt_add(acc.size, empi_dt_mul(middle, old->size, &acc.overflow), &acc.overflow);
+            acc.basic_count =
+                empi_dt_add(acc.basic_count, empi_dt_mul(middle, old->basic_count, &acc.overflow), &acc.overflow);
         }
     }
     empi_acc_finish(&acc, dt);
+    if (dt->size < 0)
+        return empi_dt_publish(fname, dt, NULL, c, newtype);
     empi_dt_inherit(dt, old);
     empi_dt_layout_t *block = empi_layout_repeat(old, blocklen, 0);
     empi_dt_layout_t *l = block ? empi_layout_vec(count, 0, stride, block) : NULL;
@@ -33,7 +37,7 @@ static int build_vector(const char *fname, MPI_Count count, MPI_Count blocklen, 
         empi_contents_free(c);
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
-    return empi_dt_publish(dt, l, c, newtype);
+    return empi_dt_publish(fname, dt, l, c, newtype);
 }
 
 static int check_args(const char *fname, MPI_Count count, MPI_Count blocklen, MPI_Datatype oldtype,
@@ -61,7 +65,8 @@ static int contiguous(const char *fname, MPI_Count count, MPI_Datatype oldtype, 
             c->ints[0] = (int)count;
         empi_contents_set_type(c, 0, old);
     }
-    return build_vector(fname, count ? 1 : 0, count, old->extent * count, old, c, newtype);
+    /* one block: the stride is never stepped, and an overflow of the whole shows in the bounds */
+    return build_vector(fname, count ? 1 : 0, count, 0, old, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_contiguous)

@@ -222,6 +222,33 @@ static void pack_sizes_and_handlers(void)
     CHECK_ERR(MPI_Pack(data, 4, MPI_INT, out, sizeof out, &pos, quiet), MPI_ERR_TRUNCATE);
     CHECK_ERR(MPI_Pack_size(-1, MPI_INT, quiet, &size), MPI_ERR_COUNT);
     CHECK_MPI(MPI_Comm_free(&quiet));
+    /* a type of more than 2^63 bytes is refused, not wrapped (it used to become size 0 or
+       negative, and a send of it hung); every kind of constructor that multiplies */
+    MPI_Datatype huge, over = MPI_DATATYPE_NULL;
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Type_contiguous_c((MPI_Count)1 << 60, MPI_INT, &huge));   /* 2^62 bytes: fits */
+    MPI_Count hs = 0;
+    CHECK_MPI(MPI_Type_size_c(huge, &hs));
+    CHECK(hs == (MPI_Count)1 << 62, "2^60 ints: size %lld", (long long)hs);
+    CHECK_ERR(MPI_Type_contiguous(4, huge, &over), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Type_vector(5, 1, 1, huge, &over), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Type_indexed(2, (int[]){2, 2}, (int[]){0, 4}, huge, &over), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Type_contiguous_c((MPI_Count)1 << 62, MPI_DOUBLE, &over), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Type_create_subarray(1, (int[]){8}, (int[]){8}, (int[]){0}, MPI_ORDER_C, huge, &over),
+              MPI_ERR_ARG);
+    /* bounds that overflow though the size fits: a stride, a resize, a struct displacement */
+    CHECK_ERR(MPI_Type_create_hvector(3, 1, (MPI_Aint)1 << 62, MPI_INT, &over), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Type_create_resized(MPI_INT, INT64_MAX - 2, 8, &over), MPI_ERR_ARG);
+    MPI_Aint far[] = {0, (MPI_Aint)1 << 62};
+    CHECK_ERR(MPI_Type_create_struct(2, (int[]){1, 1}, far, (MPI_Datatype[]){MPI_INT, huge}, &over), MPI_ERR_ARG);
+    int g30 = 1 << 30, none = MPI_DISTRIBUTE_NONE, dflt = MPI_DISTRIBUTE_DFLT_DARG, one = 1;
+    CHECK_ERR(MPI_Type_create_darray(1, 0, 3, (int[]){g30, g30, g30}, (int[]){none, none, none},
+                                     (int[]){dflt, dflt, dflt}, (int[]){one, one, one}, MPI_ORDER_C, MPI_DOUBLE,
+                                     &over),
+              MPI_ERR_ARG);
+    CHECK(over == MPI_DATATYPE_NULL, "a refused constructor set newtype");
+    CHECK_MPI(MPI_Type_free(&huge));
+    CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
     CHECK_MPI(MPI_Type_free(&four_gib));
     CHECK_MPI(MPI_Type_free(&mib));
 }
