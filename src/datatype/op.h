@@ -38,5 +38,14 @@ empi_op_kernel_t empi_op_kernel_of(const empi_op_t *op, const empi_datatype_t *d
  */
 int empi_op_apply(const empi_op_t *op, const void *in, void *inout, MPI_Count count,
                   const empi_datatype_t *dt);
+/*
+ * The same on a contiguous type's data staged from its first byte (a shared slot, a scratch
+ * chunk), where empi_op_apply wants buffer addresses: those lie true_lb bytes before the data.
+ */
+static inline int empi_op_apply_data(const empi_op_t *op, const char *in, char *inout, MPI_Count count,
+                                     const empi_datatype_t *dt)
+{
+    return empi_op_apply(op, in - dt->true_lb, inout - dt->true_lb, count, dt);
+}
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Every collective x every registered algorithm (forced in turn, list taken from the library's
  * registry) x counts 0, 1, odd, large x datatypes (contiguous int, double, a strided vector) x
- * operations (sum, max, a user-defined non-commutative 2x2 matrix product) x MPI_IN_PLACE x
+ * operations (sum, max, a user-defined non-commutative 2x2 matrix product, a user-defined sum on a
+ * type whose data starts 4 bytes into the buffer) x MPI_IN_PLACE x
  * roots, in blocking, nonblocking and persistent form. Every result is checked against a serial
  * reference computed locally, and receive-buffer gaps must stay untouched.
  *
@@ -397,12 +398,33 @@ static mat_t matval(int r, long e)
     return m;
 }
 
-typedef enum { R_INT_SUM, R_INT_MAX, R_DBL_SUM, R_MAT } rkind_t;
-static const char *rk_name[] = {"int-sum", "int-max", "double-sum", "matmul(noncomm)"};
+/* One int 4 bytes into each element's place (lb 4, extent 4): a user function must find the data
+   where the type says, and the library must hand it buffers where the type applies. */
+static MPI_Datatype T_SHIFTED;
+static MPI_Op OP_SHIFTED_SUM;
+
+static void shifted_sum_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(*dt, &lb, &extent);
+    for (int i = 0; i < *len; i++)
+        *(int *)((char *)inout + lb + i * extent) += *(int *)((char *)in + lb + i * extent);
+}
+
+typedef enum { R_INT_SUM, R_INT_MAX, R_DBL_SUM, R_MAT, R_SHIFTED } rkind_t;
+#define R_KINDS 5
+static const char *rk_name[] = {"int-sum", "int-max", "double-sum", "matmul(noncomm)", "shifted-sum"};
 
 static size_t rk_size(rkind_t k) { return k == R_DBL_SUM ? sizeof(double) : k == R_MAT ? sizeof(mat_t) : sizeof(int); }
-static MPI_Datatype rk_type(rkind_t k) { return k == R_DBL_SUM ? MPI_DOUBLE : k == R_MAT ? T_MAT : MPI_INT; }
-static MPI_Op rk_op(rkind_t k) { return k == R_INT_SUM || k == R_DBL_SUM ? MPI_SUM : k == R_INT_MAX ? MPI_MAX : OP_MATMUL; }
+static size_t rk_lead(rkind_t k) { return k == R_SHIFTED ? sizeof(int) : 0; }   /* bytes before the data */
+static MPI_Datatype rk_type(rkind_t k)
+{
+    return k == R_DBL_SUM ? MPI_DOUBLE : k == R_MAT ? T_MAT : k == R_SHIFTED ? T_SHIFTED : MPI_INT;
+}
+static MPI_Op rk_op(rkind_t k)
+{
+    return k == R_INT_SUM || k == R_DBL_SUM ? MPI_SUM : k == R_INT_MAX ? MPI_MAX : k == R_MAT ? OP_MATMUL : OP_SHIFTED_SUM;
+}
 
 typedef union { int i; double d; mat_t m; } rval_t;
 
@@ -411,7 +433,7 @@ static rval_t rk_val1(rkind_t k, long e, int r)
     rval_t v;
     memset(&v, 0, sizeof v);
     switch (k) {
-    case R_INT_SUM: v.i = val(r, e, 0, 11); break;
+    case R_INT_SUM: case R_SHIFTED: v.i = val(r, e, 0, 11); break;
     case R_INT_MAX: v.i = (int)((r * 7919 + e * 104729) % 1009); break;
     case R_DBL_SUM: v.d = (double)val(r, e, 0, 12) * 0.5; break;
     case R_MAT: v.m = matval(r, e); break;
@@ -426,7 +448,7 @@ static rval_t rk_ref(rkind_t k, long e, int lo, int hi)
     for (int r = lo + 1; r <= hi; r++) {
         rval_t x = rk_val1(k, e, r);
         switch (k) {
-        case R_INT_SUM: acc.i += x.i; break;
+        case R_INT_SUM: case R_SHIFTED: acc.i += x.i; break;
         case R_INT_MAX: if (x.i > acc.i) acc.i = x.i; break;
         case R_DBL_SUM: acc.d += x.d; break;
         case R_MAT: acc.m = matmul(acc.m, x.m); break;
@@ -440,7 +462,7 @@ static void rk_expect(rkind_t k, const void *got, long e0, long n, int lo, int h
     size_t sz = rk_size(k);
     for (long e = 0; e < n; e++) {
         rval_t w = rk_ref(k, e0 + e, lo, hi);
-        int ok = memcmp((const char *)got + sz * (size_t)e, &w, sz) == 0;
+        int ok = memcmp((const char *)got + rk_lead(k) + sz * (size_t)e, &w, sz) == 0;
         CHECK(ok, "%s %s: element %ld (ranks %d..%d) wrong", what, rk_name[k], e0 + e, lo, hi);
     }
     checks++;
@@ -457,7 +479,7 @@ static void rk_fill(rkind_t k, void *buf, long n, int r, long e0)
     size_t sz = rk_size(k);
     for (long e = 0; e < n; e++) {
         rval_t v = rk_val1(k, e0 + e, r);
-        memcpy((char *)buf + sz * (size_t)e, &v, sz);
+        memcpy((char *)buf + rk_lead(k) + sz * (size_t)e, &v, sz);
     }
 }
 
@@ -469,7 +491,7 @@ static void t_red(rcoll_t c, form_t f, rkind_t k, long n, int root, int inplace)
     rk_fill(k, s, n, rank, 0);
     int use_ip = inplace && (c != C_REDUCE || rank == root);
     if (use_ip)
-        memcpy(r, s, rk_size(k) * (size_t)n);
+        memcpy(r, s, rk_lead(k) + rk_size(k) * (size_t)n);
     const void *sb = use_ip ? MPI_IN_PLACE : s;
     MPI_Datatype dt = rk_type(k);
     MPI_Op op = rk_op(k);
@@ -588,7 +610,7 @@ static void run_coll(const char *coll)
                     }
                 }
             }
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < R_KINDS; k++) {
                 for (int ip = 0; ip < 2; ip++) {
                     long rn = n * (ci == 3 ? 8 : 1);
                     if (!strcmp(coll, "reduce")) {
@@ -628,6 +650,9 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Type_contiguous(4, MPI_UNSIGNED, &T_MAT));
     CHECK_MPI(MPI_Type_commit(&T_MAT));
     CHECK_MPI(MPI_Op_create(matmul_fn, 0, &OP_MATMUL));
+    CHECK_MPI(MPI_Type_create_hindexed(1, (int[]){1}, (MPI_Aint[]){sizeof(int)}, MPI_INT, &T_SHIFTED));
+    CHECK_MPI(MPI_Type_commit(&T_SHIFTED));
+    CHECK_MPI(MPI_Op_create(shifted_sum_fn, 1, &OP_SHIFTED_SUM));
 
     static const char *colls[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter",
                                   "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
@@ -651,6 +676,8 @@ int main(int argc, char **argv)
             run_coll(colls[i]);
     (void)form_name;
     CHECK_MPI(MPI_Op_free(&OP_MATMUL));
+    CHECK_MPI(MPI_Op_free(&OP_SHIFTED_SUM));
+    CHECK_MPI(MPI_Type_free(&T_SHIFTED));
     CHECK_MPI(MPI_Type_free(&T_MAT));
     CHECK_MPI(MPI_Type_free(&T_VEC.type));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

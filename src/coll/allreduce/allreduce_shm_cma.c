@@ -44,8 +44,8 @@ static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
             int direct = k == 1 && !in_place;
             int rc = empi_shm_read(m, r, direct ? acc : scratch, empi_shm_peer_addr(m, o->e, r, 0) + off + c, n);
             if (rc == MPI_SUCCESS)
-                rc = empi_op_apply(o->op, direct ? o->sbuf + off + c : scratch, acc, (MPI_Count)(n / o->esize),
-                                   o->dt);
+                rc = empi_op_apply_data(o->op, direct ? o->sbuf + off + c : scratch, acc, (MPI_Count)(n / o->esize),
+                                        o->dt);
             if (rc != MPI_SUCCESS)
                 return rc;
         }

@@ -19,7 +19,7 @@ int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
         return MPI_SUCCESS;
     empi_copy(acc, empi_shm_data(m, o->e, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
     for (int i = m->p - 2; i >= 0; i--) {
-        int rc = empi_op_apply(o->op, empi_shm_data(m, o->e, i, o->len) + off, acc, cnt, o->dt);
+        int rc = empi_op_apply_data(o->op, empi_shm_data(m, o->e, i, o->len) + off, acc, cnt, o->dt);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -60,7 +60,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
         size_t off = (size_t)lo * o->esize;
         char *acc = empi_shm_slot(m, P, p - 1) + off;
         for (int i = p - 2; n && i >= 0; i--) {
-            int rc = empi_op_apply(o->op, empi_shm_slot(m, P, i) + off, acc, n, o->dt);
+            int rc = empi_op_apply_data(o->op, empi_shm_slot(m, P, i) + off, acc, n, o->dt);
             if (rc != MPI_SUCCESS)
                 return -rc;
         }
