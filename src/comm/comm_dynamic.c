@@ -2,6 +2,7 @@
  * MPI_Comm_disconnect, on any communicator (the rest of dynamic process management: dyn.h).
  */
 #include "comm/comm.h"
+#include "comm/dyn.h"
 #include "core/error.h"
 #include "core/global.h"
 
@@ -21,5 +22,6 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     if (c == &empi_comm_world || c == &empi_comm_self)
         return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_disconnect: %s cannot be disconnected", c->name);
     EMPI_CHECK(PMPI_Barrier(*comm));
+    empi_dyn_disconnected(c);
     return PMPI_Comm_free(comm);
 }

@@ -48,6 +48,8 @@ extern empi_comm_t *empi_dyn_parent;
    jobs this process spawned, and withdraw names it published. */
 int empi_dyn_init(void);
 void empi_dyn_finalize(void);
+/* c is being disconnected: a job spawned through it no longer takes this one down if it fails. */
+void empi_dyn_disconnected(const empi_comm_t *c);
 void empi_dyn_names_finalize(void);
 
 #endif

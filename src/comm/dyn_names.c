@@ -1,8 +1,9 @@
 /*
  * The name service: MPI_Publish_name stores a port name under a service name where every job of
  * the user can read it, a file in EMPI_NAMESERV_DIR named by the service name in hex (any byte may
- * occur in it). Creation is exclusive, so one name has one publisher; a process withdraws what it
- * still has published when it finalizes.
+ * occur in it), cut into directories of HEX_PER_LEVEL digits since a file name holds 255 bytes.
+ * Creation is exclusive, so one name has one publisher; a process withdraws what it still has
+ * published when it finalizes.
  */
 #include "comm/dyn.h"
 #include "core/error.h"
@@ -18,16 +19,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SERVICE_MAX 256 /* bytes of a service name we keep (hex doubles it in the file name) */
+#define SERVICE_MAX 1024 /* bytes of a service name (its path is twice that and fits PATH_MAX) */
+#define HEX_PER_LEVEL 240
 
 typedef struct published {
     struct published *next;
     char path[4096];
+    int levels;   /* directories the file is in, counting the name service's own */
 } published_t;
+
+/* Directories the file of a service name of n bytes is in. */
+static int levels_of(size_t n)
+{
+    return 1 + (int)((2 * n - 1) / HEX_PER_LEVEL);
+}
 
 static published_t *mine;
 
-/* The file of `service` (making its directory first if `create`); -1 if the name is too long. */
+/* The file of `service` (making its directories first if `create`); -1 if the name is too long. */
 static int service_path(const char *service, int create, char *path, size_t len)
 {
     size_t n = strlen(service);
@@ -45,21 +54,31 @@ static int service_path(const char *service, int create, char *path, size_t len)
         return -1;
     if (create)
         mkdir(path, 0700); /* may exist already */
-    for (size_t i = 0; i < n && (size_t)w + 3 < len; i++)
+    for (size_t i = 0; i < n && (size_t)w + 4 < len; i++) {
+        if (i && (2 * i) % HEX_PER_LEVEL == 0) {
+            path[w] = '\0';
+            if (create)
+                mkdir(path, 0700);
+            path[w++] = '/';
+        }
         w += snprintf(path + w, len - (size_t)w, "%02x", (unsigned char)service[i]);
+    }
     return (size_t)w + 1 < len ? 0 : -1;
 }
 
-/* Remove a published file, and its directory when it was the last name there. */
-static void withdraw(const char *path)
+/* Remove a published file, and its directories when it was the last name there. */
+static void withdraw(const char *path, int levels)
 {
     unlink(path);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
+    for (int i = 0; i < levels; i++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            return;
         *slash = '\0';
-        rmdir(dir); /* fails while other names live there, as it should */
+        if (rmdir(dir) != 0)   /* fails while other names live there, as it should */
+            return;
     }
 }
 
@@ -106,8 +125,9 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     size_t len = strlen(port_name);
     int ok = write(fd, port_name, len) == (ssize_t)len;
     close(fd);
+    p->levels = levels_of(strlen(service_name));
     if (!ok) {
-        withdraw(p->path);
+        withdraw(p->path, p->levels);
         free(p);
         return empi_err_noobj(MPI_ERR_SERVICE, "%s: cannot write the name service's file", fn);
     }
@@ -158,7 +178,7 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
     if (found) {
         published_t *p = *pp;
         *pp = p->next;
-        withdraw(p->path);
+        withdraw(p->path, p->levels);
         free(p);
     }
     empi_unlock();
@@ -173,7 +193,7 @@ void empi_dyn_names_finalize(void)
     while (mine) {
         published_t *p = mine;
         mine = p->next;
-        withdraw(p->path);
+        withdraw(p->path, p->levels);
         free(p);
     }
 }

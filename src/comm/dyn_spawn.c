@@ -1,12 +1,15 @@
 /*
  * MPI_Comm_spawn and MPI_Comm_spawn_multiple. The root opens a port and starts the children as a
  * job of their own with our launcher:
- *     mpiexec -genv EMPI_PARENT_PORT <port> [-hosts H] -n K [-wdir D] cmd args : -n K2 cmd2 ...
+ *     mpiexec -genv EMPI_PARENT_PORT <port> -n K [-wdir D] [-host H] cmd args : -n K2 cmd2 ...
  * (the launcher path comes from EMPI_MPIEXEC, which mpiexec gives every rank, or is found next to
  * this library). The children connect back from MPI_Init (empi_dyn_init) and the two groups meet
  * as in accept/connect. If the launcher ends before anyone connects (no such program, a child that
  * crashed), the spawn fails with MPI_ERR_SPAWN instead of waiting forever. The parent's
  * MPI_Finalize waits for the jobs it started, so a job ends only when everything it spawned did.
+ * A spawned job that fails while still connected takes the parent down; once the spawn's
+ * intercommunicator is disconnected the two are independent (MPI 4.1, 11.10.4) and its exit
+ * status is only collected.
  */
 #include "comm/dyn.h"
 #include "comm/intercomm.h"
@@ -29,7 +32,14 @@
 #include <unistd.h>
 
 empi_comm_t *empi_dyn_parent;
-static pid_t *launched;
+
+/* The launcher of each job this process spawned (at the spawn's root), until it is reaped. */
+typedef struct {
+    pid_t pid;
+    uint32_t context_id;   /* of the spawn's intercommunicator */
+    int independent;       /* that intercommunicator was disconnected */
+} launched_t;
+static launched_t *launched;
 static int nlaunched;
 
 /* ---- building the launcher's command line ---- */
@@ -123,14 +133,10 @@ static void resolve_command(const app_t *app, char *out, size_t len)
 static int build_command(const char *launcher, const char *port, const app_t *apps, int count, argvec_t *a)
 {
     int rc = push(a, launcher) | push(a, "-genv") | push(a, "EMPI_PARENT_PORT") | push(a, port);
-    /* Hosts are one list for the whole launch: the first command's "host" hint chooses them. */
-    const char *hosts = hint(&apps[0], "host");
-    if (hosts)
-        rc |= push(a, "-hosts") | push(a, hosts);
-    /* Each command's own "wdir" and "path" hints apply to it alone. */
+    /* Each command's own "host", "wdir" and "path" hints apply to it alone. */
     for (int i = 0; i < count; i++) {
         char n[16], nargs[16], command[PATH_MAX];
-        const char *wdir = hint(&apps[i], "wdir");
+        const char *wdir = hint(&apps[i], "wdir"), *host = hint(&apps[i], "host");
         int k = 0;
         while (apps[i].argv && apps[i].argv[k])
             k++;
@@ -142,6 +148,8 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
         rc |= push(a, "-n") | push(a, n) | push(a, "-nargs") | push(a, nargs);
         if (wdir)
             rc |= push(a, "-wdir") | push(a, wdir);
+        if (host)
+            rc |= push(a, "-host") | push(a, host);
         resolve_command(&apps[i], command, sizeof command);
         rc |= push(a, command);
         for (int k = 0; apps[i].argv && apps[i].argv[k]; k++)
@@ -200,12 +208,12 @@ static void reap_launched(void)
 {
     for (int i = 0; i < nlaunched; i++) {
         int status;
-        if (waitpid(launched[i], &status, WNOHANG) != launched[i])
+        if (waitpid(launched[i].pid, &status, WNOHANG) != launched[i].pid)
             continue;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (!launched[i].independent && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
             char msg[160];
             snprintf(msg, sizeof msg, "a job this process spawned failed (its mpiexec, pid %d, %s %d)",
-                     (int)launched[i], WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                     (int)launched[i].pid, WIFEXITED(status) ? "exited with status" : "was killed by signal",
                      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
             empi_fatal(MPI_ERR_SPAWN, msg);
         }
@@ -230,13 +238,13 @@ static int watch_launched(void)
     return 0;
 }
 
-static int remember(pid_t pid)
+static int remember(pid_t pid, const empi_comm_t *intercomm)
 {
-    pid_t *l = realloc(launched, sizeof *l * (size_t)(nlaunched + 1));
+    launched_t *l = realloc(launched, sizeof *l * (size_t)(nlaunched + 1));
     if (!l)
         return MPI_ERR_NO_MEM;
     launched = l;
-    launched[nlaunched++] = pid;
+    launched[nlaunched++] = (launched_t){pid, intercomm->context_id, 0};
     empi_progress_add_hook(watch_launched);
     return MPI_SUCCESS;
 }
@@ -260,7 +268,7 @@ static int spawn(const char *fn, empi_comm_t *c, int root, const app_t *apps, in
     if (fd >= 0)
         close(fd);
     if (pid > 0) {
-        if (rc == MPI_SUCCESS && remember(pid) == MPI_SUCCESS) {
+        if (rc == MPI_SUCCESS && remember(pid, d) == MPI_SUCCESS) {
             pid = -1;
         } else {
             kill(pid, SIGTERM); /* it ends its own ranks */
@@ -372,6 +380,8 @@ int empi_dyn_init(void)
     rc = empi_dyn_establish(&empi_comm_world, 0, fd, rc, &empi_dyn_parent);
     if (fd >= 0)
         close(fd);
+    if (rc == MPI_SUCCESS)
+        strcpy(empi_dyn_parent->name, "MPI_COMM_PARENT");   /* its default name (MPI 4.1, 7.8) */
     /* Our own children get their own port, not our parent's. */
     unsetenv("EMPI_PARENT_PORT");
     return rc;
@@ -384,6 +394,13 @@ int PMPI_Comm_get_parent(MPI_Comm *parent)
         return empi_err_noobj(MPI_ERR_ARG, "MPI_Comm_get_parent: parent is NULL");
     *parent = empi_dyn_parent ? empi_dyn_parent->handle : MPI_COMM_NULL;
     return MPI_SUCCESS;
+}
+
+void empi_dyn_disconnected(const empi_comm_t *c)
+{
+    for (int i = 0; i < nlaunched; i++)
+        if (launched[i].context_id == c->context_id)
+            launched[i].independent = 1;
 }
 
 void empi_dyn_finalize(void)

@@ -113,6 +113,11 @@ static void child_main(MPI_Comm parent, int argc, char **argv)
     MPI_Comm again = MPI_COMM_NULL;
     CHECK_MPI(MPI_Comm_get_parent(&again));
     CHECK(again == parent, "child: a second MPI_Comm_get_parent gave a different handle");
+    char name[MPI_MAX_OBJECT_NAME] = "unset";
+    int name_len = -1;
+    CHECK_MPI(MPI_Comm_get_name(parent, name, &name_len));
+    CHECK(!strcmp(name, "MPI_COMM_PARENT") && name_len == 15, "child: the parent communicator is named '%s' (%d)",
+          name, name_len);
     dyn_errors_return(parent);
     int lsize, lrank, rsize;
     dyn_inter_shape(parent, &lsize, &lrank, &rsize);

@@ -2,13 +2,38 @@
  * A spawned job that fails must take its parent job down (the parent is blocked in a receive that
  * can never complete). Parent mode: spawn two children, receive one int from each. Child mode:
  * child 0 sends its int and then waits forever; child 1 aborts before sending.
+ * With "independent", the children instead send, disconnect and then fail (child 0 finalizes and
+ * exits 3, child 1 aborts): disconnected jobs are independent (MPI 4.1, 11.10.4), so the parent
+ * must go on and end normally.
  * Run by spawn_crash.sh, which checks the job ends promptly and leaves nothing behind.
- *   spawn_crash MARK           (parent; MARK tags every process for the leftover check)
+ *   spawn_crash MARK [independent]   (parent; MARK tags every process for the leftover check)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Parent side of "independent": hear from both children, disconnect, outlive their failures. */
+static int independent_parent(MPI_Comm inter, int rank)
+{
+    for (int c = 0; rank == 0 && c < 2; c++) {
+        int v = -1;
+        MPI_Recv(&v, 1, MPI_INT, c, 0, inter, MPI_STATUS_IGNORE);
+        if (v != 42)
+            printf("FAIL: got %d from child %d\n", v, c);
+    }
+    MPI_Comm_disconnect(&inter);
+    /* long enough for the children's job to end and be reaped while we progress */
+    for (int i = 0; i < 20; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        usleep(50000);
+    }
+    if (rank == 0)
+        printf("parent went on after its disconnected children failed\n");
+    MPI_Finalize();
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -26,9 +51,12 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("jobid %s\n", jobid ? jobid : "none");
         fflush(stdout);
-        char *child_argv[] = {"child", argv[1], NULL};
+        int independent = argc > 2 && !strcmp(argv[2], "independent");
+        char *child_argv[] = {"child", argv[1], independent ? "independent" : NULL, NULL};
         MPI_Comm inter;
         MPI_Comm_spawn(argv[0], child_argv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+        if (independent)
+            return independent_parent(inter, rank);
         for (int c = 0; c < 2; c++) {
             int v = -1;
             MPI_Recv(&v, 1, MPI_INT, c, 0, inter, MPI_STATUS_IGNORE);
@@ -40,9 +68,17 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    int v = 42;
+    if (argc > 3 && !strcmp(argv[3], "independent")) {
+        MPI_Send(&v, 1, MPI_INT, 0, 0, parent);
+        MPI_Comm_disconnect(&parent);
+        if (rank == 1)
+            MPI_Abort(MPI_COMM_WORLD, 5);
+        MPI_Finalize();
+        return 3;
+    }
     if (rank == 1)
         abort();
-    int v = 42;
     MPI_Send(&v, 1, MPI_INT, 0, 0, parent);
     MPI_Recv(&v, 1, MPI_INT, 0, 1, parent, MPI_STATUS_IGNORE); /* never matched */
     MPI_Finalize();

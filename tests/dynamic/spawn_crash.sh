@@ -1,6 +1,7 @@
 # A spawned job whose rank aborts ends the parent job too, promptly, with a message saying why,
 # and no process of either job (all carry the marker) nor the parent's /dev/shm files remain; the
 # same for a parent started without mpiexec (a singleton), which took minutes to notice before.
+# A spawned job that fails after disconnecting does not touch its parent job.
 #   bash spawn_crash.sh MPIEXEC SPAWN_CRASH
 source "$(dirname "$0")/../shell/common.sh"
 run --timeout 60 -n 2 "$PROG" "$MARK"
@@ -24,3 +25,11 @@ sleep 0.1 # a singleton has no job id for expect_clean's file check: its process
 left=$(leftover_pids)
 [ -z "$left" ] || fail "processes left: $left"
 echo "PASS spawn_crash singleton (${ELAPSED_MS} ms)"
+
+run --timeout 60 -n 2 "$PROG" "$MARK" independent
+expect_status 0
+expect_in out 'parent went on after its disconnected children failed'
+expect_not_in out 'FAIL'
+expect_not_in err 'a job this process spawned failed'
+expect_clean
+echo "PASS spawn_crash independent (${ELAPSED_MS} ms)"

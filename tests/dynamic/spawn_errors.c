@@ -8,6 +8,7 @@
  *     on every rank, MPI_ERR_ARG or MPI_ERR_SPAWN (printed)
  *   - MPI_Lookup_name of a name never published or already unpublished: MPI_ERR_NAME
  *   - MPI_Unpublish_name of a name never published or already unpublished: MPI_ERR_SERVICE
+ *   - service names of 300 and 1000 bytes publish, look up and unpublish
  *   - MPI_Comm_connect to a malformed port name and to a closed port: MPI_ERR_PORT, bounded time
  *   - MPI_Close_port of a string that is no port: MPI_ERR_PORT or MPI_ERR_ARG (printed)
  * and a correct spawn after all of that still works.
@@ -123,6 +124,25 @@ static void name_service(void)
     CHECK_MPI(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
     CHECK_ERR(MPI_Lookup_name(service, MPI_INFO_NULL, found), MPI_ERR_NAME);
     CHECK_ERR(MPI_Unpublish_name(service, MPI_INFO_NULL, port), MPI_ERR_SERVICE);
+
+    /* Long names (the standard sets no limit): two of 1000 bytes alike but for the last byte and
+       one of 300; withdrawing one leaves the others found. */
+    static char longs[3][1001];
+    const int lens[3] = {1000, 1000, 300};
+    for (int i = 0; i < 3; i++) {
+        memset(longs[i], 'a' + i % 2, (size_t)lens[i]);
+        longs[i][lens[i]] = '\0';
+        memcpy(longs[i], service, strlen(service));
+        CHECK_MPI(MPI_Publish_name(longs[i], MPI_INFO_NULL, port));
+    }
+    CHECK_MPI(MPI_Unpublish_name(longs[0], MPI_INFO_NULL, port));
+    CHECK_ERR(MPI_Lookup_name(longs[0], MPI_INFO_NULL, found), MPI_ERR_NAME);
+    for (int i = 1; i < 3; i++) {
+        memset(found, 0, sizeof found);
+        CHECK_MPI(MPI_Lookup_name(longs[i], MPI_INFO_NULL, found));
+        CHECK(strcmp(found, port) == 0, "MPI_Lookup_name of a %d-byte name gave \"%s\"", lens[i], found);
+        CHECK_MPI(MPI_Unpublish_name(longs[i], MPI_INFO_NULL, port));
+    }
     CHECK_MPI(MPI_Close_port(port));
 }
 
