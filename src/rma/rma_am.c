@@ -132,6 +132,38 @@ void empi_rma_am_unregister(empi_win_t *w)
         free(x);
         am.nwaiting--;
     }
+    while (w->am_early) {
+        am_queued_t *q = w->am_early;
+        w->am_early = q->next;
+        free(q);
+    }
+}
+
+/* Window creation does not synchronize: a peer that has returned from it may lock us (or put,
+   under MPI_MODE_NOCHECK) while we still wait in its last exchange. */
+static void keep_early(empi_win_t *w, int src, const void *pkt, size_t len)
+{
+    am_queued_t *q = malloc(sizeof *q + len), **tail = &w->am_early;
+    if (!q)
+        empi_fatal(MPI_ERR_NO_MEM, "out of memory keeping an RMA packet for a window being created");
+    q->next = NULL;
+    q->peer = src;
+    q->len = len;
+    memcpy(q->data, pkt, len);
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = q;
+}
+
+void empi_rma_am_open(empi_win_t *w)
+{
+    w->am_open = 1;
+    while (w->am_early) {
+        am_queued_t *q = w->am_early;
+        w->am_early = q->next;
+        am_deliver(q->peer, q->data, q->len);
+        free(q);
+    }
 }
 
 static empi_win_t *find_win(uint32_t id)
@@ -530,12 +562,11 @@ static void on_answer(const am_hdr_t *h, const void *payload)
 
 static void am_deliver(int src, const void *pkt, size_t len)
 {
-    (void)src;
     am_hdr_t h;
-    memcpy(&h, pkt, sizeof h);
-    const unsigned char *payload = (const unsigned char *)pkt + sizeof h;
     if (len < sizeof h)
         empi_fatal(MPI_ERR_INTERN, "corrupt RMA packet: too short");
+    memcpy(&h, pkt, sizeof h);
+    const unsigned char *payload = (const unsigned char *)pkt + sizeof h;
     if (h.am == AM_REPLY || h.am == AM_ACK) {
         on_answer(&h, payload);
         return;
@@ -543,6 +574,10 @@ static void am_deliver(int src, const void *pkt, size_t len)
     empi_win_t *w = find_win(h.win);
     if (!w)
         empi_fatal(MPI_ERR_INTERN, "RMA packet for a window this process does not have");
+    if (!w->am_open) {
+        keep_early(w, src, pkt, len);
+        return;
+    }
     if (h.am == AM_ACC && (h.flags & AM_PAIRS)) {
         apply_pairs(w, &h, payload);
         return;

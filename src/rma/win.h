@@ -130,6 +130,8 @@ typedef struct empi_win {
     struct empi_transport *net_tp; /* the transport that exposes our memory (rma_net.c), if any */
     void *net_handle;
     struct empi_rma_am_wait *am_waiting;   /* lock requests that must wait for the lock word */
+    struct am_queued *am_early;   /* packets that came while this process was still creating it */
+    int am_open;                  /* created here: packets are handled as they come */
 } empi_win_t;
 
 /* ---- objects (win_object.c) ---- */
@@ -319,6 +321,8 @@ static inline void empi_rma_am_poll(void)
 int empi_rma_am_init(void);
 void empi_rma_am_register(empi_win_t *w);
 void empi_rma_am_unregister(empi_win_t *w);
+/* The window is set up here: handle the packets that came early, and the rest as they come. */
+void empi_rma_am_open(empi_win_t *w);
 void empi_rma_am_uses(empi_win_t *w);
 int empi_rma_am_lock(empi_win_t *w, int t, int exclusive);
 int empi_rma_am_unlock(empi_win_t *w, int t, int exclusive);

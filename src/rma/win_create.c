@@ -166,6 +166,7 @@ static int build(empi_win_t *w, empi_comm_t *c, const empi_info_t *info)
     if ((rc = gather(w, &mybase, sizeof mybase, bases)) != MPI_SUCCESS)
         goto out;
     setup_peers(w, recs, bases, shared, offs);
+    empi_rma_am_open(w);
     if (w->nnode != w->size) { /* every rank agrees: some peers are on other nodes */
         empi_rma_net_rec_t mine, *all = calloc((size_t)w->size, sizeof *all);
         if (empi_win_agree(w, all != NULL)) { /* else everyone keeps to active messages */
