@@ -297,8 +297,9 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     return create_common("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, NULL, win);
 }
 
-/* Where rank t's memory is mapped here, if it is: shared windows, and allocated ones on this node.
-   Any flavor may be asked (MPI 4.1): memory not mapped here gives size 0 and a NULL base. */
+/* Where rank t's memory is mapped here, if it is: shared windows, allocated ones on this node, and
+   this process's own memory in any flavor but dynamic. Any flavor may be asked (MPI 4.1): memory
+   not mapped here gives size 0 and a NULL base. */
 static int shared_query(const char *fname, MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
                         void *baseptr)
 {
@@ -314,7 +315,7 @@ static int shared_query(const char *fname, MPI_Win win, int rank, MPI_Aint *size
             rank++;
     }
     const empi_win_peer_t *p = &w->peers[rank];
-    int mapped = w->flavor != MPI_WIN_FLAVOR_DYNAMIC && p->atomics && p->on_node;
+    int mapped = w->flavor != MPI_WIN_FLAVOR_DYNAMIC && ((p->atomics && p->on_node) || rank == w->rank);
     *size = mapped ? p->size : 0;
     *disp_unit = p->disp_unit;
     *(void **)baseptr = mapped ? p->base : NULL;
