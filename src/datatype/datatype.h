@@ -148,11 +148,13 @@ typedef int (*empi_dt_named_fn)(void *ctx, const empi_datatype_t *named);
 int empi_dt_each_named(const empi_datatype_t *dt, empi_dt_named_fn fn, void *ctx);
 
 /*
- * The extent of dt in a file where each named type it is built from has the extent fn gives
- * (MPI_File_get_type_extent under a representation that changes sizes): MPI_SUCCESS, fn's error,
- * or MPI_ERR_TYPE when the extent does not fit in MPI_Aint.
+ * dt as it lies in a file where each named type it is built from has the extent fn gives (a data
+ * representation that changes sizes, src/datatype/dt_file_image.c): *image is a new committed
+ * type of bytes with the file's size, bounds and runs (release it); MPI_SUCCESS or fn's error.
+ * empi_dt_file_extent is its extent (MPI_File_get_type_extent).
  */
 typedef int (*empi_dt_file_extent_fn)(void *ctx, const empi_datatype_t *named, MPI_Aint *extent);
+int empi_dt_file_image(const empi_datatype_t *dt, empi_dt_file_extent_fn fn, void *ctx, empi_datatype_t **image);
 int empi_dt_file_extent(const empi_datatype_t *dt, empi_dt_file_extent_fn fn, void *ctx, MPI_Aint *extent);
 
 /*

@@ -1,10 +1,10 @@
 /*
  * Data representations of file views. "native" and "internal" store the memory bytes as they are;
  * "external32" converts through the datatype engine's external32 support; MPI_Register_datarep
- * adds user representations whose conversion functions the standard defines. Views keep their
- * byte layout from the memory types, so a representation must keep every etype's size (true of
- * external32 for the fixed-size C types on this ABI); others are refused at MPI_File_set_view,
- * and memory datatypes whose size they change at the access (MPI_LONG in external32).
+ * adds user representations whose conversion functions the standard defines. Where a
+ * representation changes the sizes of named types (MPI_LONG in external32, or a user extent
+ * function), views and accesses work on the types' file images (empi_dt_file_image): the view is
+ * laid out in file bytes, and an access converts its elements into a buffer of file bytes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -78,6 +78,42 @@ int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt)
     return empi_dt_each_named(dt, named_resized, (void *)rep) == 0;
 }
 
+int empi_datarep_image(const empi_datarep_t *rep, empi_datatype_t *dt, empi_datatype_t **image)
+{
+    if (!rep || empi_datarep_size_preserving(rep, dt)) {
+        empi_datatype_retain(dt);
+        *image = dt;
+        return MPI_SUCCESS;
+    }
+    return empi_dt_file_image(dt, named_file_extent, (void *)rep, image);
+}
+
+int empi_datarep_file_bytes(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Count count, MPI_Count *bytes)
+{
+    if (!rep) {
+        *bytes = count * dt->size;
+        return MPI_SUCCESS;
+    }
+    if (rep->external32) {
+        *bytes = empi_dt_external32_size(dt, count);
+        return *bytes < 0 ? MPI_ERR_UNSUPPORTED_DATAREP : MPI_SUCCESS;
+    }
+    empi_datatype_t *image;
+    int rc = empi_datarep_image(rep, dt, &image);
+    if (rc == MPI_SUCCESS) {
+        *bytes = count * image->size;
+        empi_datatype_release(image);
+    }
+    return rc;
+}
+
+/* MPI_CONVERSION_FN_NULL copies bytes as they are: it cannot serve a type whose size rep changes. */
+static int native_fits(const empi_datarep_t *rep, empi_datatype_t *dt)
+{
+    MPI_Count one;
+    return !rep || (empi_datarep_file_bytes(rep, dt, 1, &one) == MPI_SUCCESS && one == dt->size);
+}
+
 /* Native representation through a user datarep registered with MPI_CONVERSION_FN_NULL. */
 static int is_native(const empi_datarep_t *rep, int to_file)
 {
@@ -108,6 +144,8 @@ int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count c
                          void *filebuf, MPI_Count filebytes, MPI_Offset position)
 {
     if (is_native(rep, 1)) {
+        if (!native_fits(rep, dt))
+            return MPI_ERR_UNSUPPORTED_DATAREP;
         empi_dt_pack(buf, count, dt, 0, filebuf, filebytes);
         return MPI_SUCCESS;
     }
@@ -115,10 +153,11 @@ int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count c
         MPI_Count items = empi_dt_elements_in(dt, count * dt->size);
         return items < 0 ? MPI_ERR_CONVERSION : user_convert_items(rep, 1, (void *)buf, dt, items, filebuf, position);
     }
-    char *native = malloc((size_t)(filebytes ? filebytes : 1));
+    MPI_Count bytes = count * dt->size;
+    char *native = malloc((size_t)(bytes ? bytes : 1));
     if (!native)
         return MPI_ERR_NO_MEM;
-    empi_dt_pack(buf, count, dt, 0, native, filebytes);
+    empi_dt_pack(buf, count, dt, 0, native, bytes);
     empi_dt_external32_convert(dt, count, native, filebuf, 1);
     free(native);
     return MPI_SUCCESS;
@@ -128,18 +167,28 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
                            const void *filebuf, MPI_Count filebytes, MPI_Offset position)
 {
     if (is_native(rep, 0)) {
+        if (!native_fits(rep, dt))
+            return MPI_ERR_UNSUPPORTED_DATAREP;
         empi_dt_unpack(buf, count, dt, 0, filebuf, filebytes);
         return MPI_SUCCESS;
     }
+    /* A stream cut short by the end of the file ends in a part of an element: where the file
+       keeps dt's size its whole basic items are delivered (the caller trimmed it so), otherwise
+       only whole elements are. */
+    MPI_Count one;
+    int rc = empi_datarep_file_bytes(rep, dt, 1, &one);
+    if (rc != MPI_SUCCESS || one <= 0)
+        return rc;
+    MPI_Count whole = filebytes / one, rest = one == dt->size ? filebytes - whole * one : 0;
+    MPI_Count bytes = whole * dt->size + rest;
     if (!rep->external32) {
-        MPI_Count items = empi_dt_elements_in(dt, filebytes);
+        MPI_Count items = empi_dt_elements_in(dt, bytes);
         return items < 0 ? MPI_ERR_CONVERSION : user_convert_items(rep, 0, buf, dt, items, (void *)filebuf, position);
     }
-    MPI_Count whole = filebytes / dt->size, rest = filebytes - whole * dt->size;
-    /* external32 converts whole elements: a last partial one (a read cut short by the end of
-       the file) is converted from a zero-padded copy and only its bytes read are delivered */
+    /* external32 converts whole elements: a last partial one is converted from a zero-padded copy
+       and only its bytes read are delivered */
     char *native = malloc((size_t)(whole + (rest > 0)) * (size_t)dt->size + 1);
-    char *last = rest > 0 ? calloc(1, (size_t)dt->size) : NULL;
+    char *last = rest > 0 ? calloc(1, (size_t)one) : NULL;
     if (!native || (rest > 0 && !last)) {
         free(native);
         free(last);
@@ -147,10 +196,10 @@ int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count
     }
     empi_dt_external32_convert(dt, whole, native, (void *)filebuf, 0);
     if (rest > 0) {
-        memcpy(last, (const char *)filebuf + whole * dt->size, (size_t)rest);
+        memcpy(last, (const char *)filebuf + whole * one, (size_t)rest);
         empi_dt_external32_convert(dt, 1, native + whole * dt->size, last, 0);
     }
-    empi_dt_unpack(buf, count, dt, 0, native, filebytes);
+    empi_dt_unpack(buf, count, dt, 0, native, bytes);
     free(native);
     free(last);
     return MPI_SUCCESS;

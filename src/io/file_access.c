@@ -30,21 +30,19 @@ int empi_io_call_check(empi_io_call_t *c, MPI_File fh, const void *buf, MPI_Coun
                              "%s: a file opened MPI_MODE_SEQUENTIAL has only the shared file pointer", c->fname);
     if (c->ptr == EMPI_IO_AT && c->offset < 0)
         return empi_err_file(f, MPI_ERR_ARG, "%s: offset %lld is negative", c->fname, (long long)c->offset);
-    if (f->view.rep && !empi_datarep_size_preserving(f->view.rep, c->dt))
-        return empi_err_file(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                             "%s: data representation '%s' changes the size of the datatype's items (as external32 "
-                             "does MPI_LONG's): not supported",
+    if (empi_datarep_file_bytes(f->view.rep, c->dt, count, &c->fbytes) != MPI_SUCCESS)
+        return empi_err_file(f, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' has no form for the datatype",
                              c->fname, f->view.datarep);
-    if ((count * c->dt->size) % f->view.esize != 0)
+    if (c->fbytes % f->view.esize != 0)
         return empi_err_file(f, MPI_ERR_TYPE, "%s: %lld bytes of data are not a whole number of etypes (%lld bytes)",
-                             c->fname, (long long)(count * c->dt->size), (long long)f->view.esize);
+                             c->fname, (long long)c->fbytes, (long long)f->view.esize);
     return MPI_SUCCESS;
 }
 
 static int run_access(empi_io_call_t *c, MPI_Count *bytes)
 {
     empi_file_t *f = c->f;
-    MPI_Offset etypes = c->count * c->dt->size / f->view.esize;
+    MPI_Offset etypes = c->fbytes / f->view.esize;
     switch (c->ptr) {
     case EMPI_IO_AT:
         if (c->collective)
@@ -77,7 +75,7 @@ int empi_io_call_run(empi_io_call_t *c, MPI_Status *status)
     if (rc != MPI_SUCCESS)
         return empi_err_file(c->f, rc, "%s: %s of '%s' failed", c->fname, c->dir == EMPI_IO_WRITE ? "write" : "read",
                              c->f->filename);
-    empi_io_status(status, bytes);
+    empi_io_status(status, empi_io_memory_bytes(c->f, c->dt, bytes));
     return MPI_SUCCESS;
 }
 

@@ -152,7 +152,7 @@ int empi_io_ordered(empi_io_call_t *c, MPI_Count *bytes)
 {
     empi_file_t *f = c->f;
     empi_comm_t *comm = f->comm;
-    MPI_Offset mine = c->count * c->dt->size / f->view.esize, base = 0;
+    MPI_Offset mine = c->fbytes / f->view.esize, base = 0;
     MPI_Offset *all = malloc((size_t)comm->size * sizeof *all);
     if (!all)
         return MPI_ERR_NO_MEM;

@@ -25,9 +25,10 @@ void empi_view_free(empi_io_view_t *v)
     memset(v, 0, sizeof *v);
 }
 
-/* Build v (zeroed) from its parts; returns MPI_SUCCESS or a class with *why set. */
-static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype, empi_datatype_t *filetype,
-                      const char *datarep, const empi_datarep_t *rep, int writable, const char **why)
+/* The file side of v from the file images of its etype and filetype (the types themselves unless
+   the representation changes sizes); MPI_SUCCESS or a class with *why set. */
+static int view_layout(empi_io_view_t *v, empi_datatype_t *etype, empi_datatype_t *filetype, int writable,
+                       const char **why)
 {
     if (etype->size <= 0 || filetype->size <= 0) {
         *why = etype->size <= 0 ? "the etype holds no data" : "the filetype holds no data";
@@ -40,10 +41,6 @@ static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype
     if (filetype->extent <= 0) {
         *why = "the filetype's extent is not positive, it cannot be tiled";
         return MPI_ERR_TYPE;
-    }
-    if (!empi_datarep_size_preserving(rep, etype) || !empi_datarep_size_preserving(rep, filetype)) {
-        *why = "the data representation changes the size of these types, which views do not support";
-        return MPI_ERR_UNSUPPORTED_DATAREP;
     }
     *why = "out of memory";
     if (empi_dt_flatten(filetype, &v->nruns, &v->rdisp, &v->rlen) != MPI_SUCCESS)
@@ -66,11 +63,32 @@ static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype
         total += v->rlen[i];
     }
     v->rprefix[v->nruns] = total;
-    v->disp = disp;
     v->fsize = filetype->size;
     v->fextent = filetype->extent;
     v->esize = etype->size;
     v->contiguous = v->nruns == 1 && v->rdisp[0] == 0 && (MPI_Aint)v->rlen[0] == v->fextent;
+    return MPI_SUCCESS;
+}
+
+/* Build v (zeroed) from its parts; returns MPI_SUCCESS or a class with *why set. */
+static int view_build(empi_io_view_t *v, MPI_Offset disp, empi_datatype_t *etype, empi_datatype_t *filetype,
+                      const char *datarep, const empi_datarep_t *rep, int writable, const char **why)
+{
+    empi_datatype_t *eimage = NULL, *fimage = NULL;
+    int rc = empi_datarep_image(rep, etype, &eimage);
+    if (rc == MPI_SUCCESS)
+        rc = empi_datarep_image(rep, filetype, &fimage);
+    if (rc == MPI_SUCCESS)
+        rc = view_layout(v, eimage, fimage, writable, why);
+    else
+        *why = "the data representation gives no file extent for these types";
+    if (eimage)
+        empi_datatype_release(eimage);
+    if (fimage)
+        empi_datatype_release(fimage);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    v->disp = disp;
     v->rep = rep;
     snprintf(v->datarep, sizeof v->datarep, "%s", datarep);
     empi_datatype_retain(etype);

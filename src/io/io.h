@@ -133,7 +133,8 @@ int empi_io_stream(empi_file_t *f, int dir, MPI_Offset pos, char *stream, MPI_Of
 /*
  * Read or write count elements of dt at buf, starting at etype offset `offset` of f's view, with
  * the view's data representation and, in atomic mode, a lock over the file range touched.
- * *bytes is the number of memory-side bytes moved (for the status).
+ * *bytes is the number of bytes moved in the view's stream (file bytes; empi_io_memory_bytes gives
+ * the status's).
  */
 int empi_io_access(empi_file_t *f, int dir, MPI_Offset offset, void *buf, MPI_Count count,
                    empi_datatype_t *dt, MPI_Count *bytes);
@@ -142,6 +143,9 @@ int empi_io_lock(empi_file_t *f, int dir, MPI_Offset start, MPI_Offset end);
 void empi_io_unlock(empi_file_t *f, MPI_Offset start, MPI_Offset end);
 /* The status of a completed access of `bytes` memory-side bytes. */
 void empi_io_status(MPI_Status *status, MPI_Count bytes);
+/* The memory bytes of dt that file_bytes of an access in f's view hold (whole elements where the
+   representation changes dt's size). */
+MPI_Count empi_io_memory_bytes(empi_file_t *f, empi_datatype_t *dt, MPI_Count file_bytes);
 
 /* ---- data representations (datarep.c) ---- */
 
@@ -158,10 +162,15 @@ typedef struct empi_datarep {
 int empi_datarep_find(const char *name, const empi_datarep_t **rep);
 /* Extent of datatype in the file under rep (the native extent for native). */
 int empi_datarep_extent(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Aint *extent);
-/* Can the layout of a view be used under rep: every etype must keep its size in the file. */
+/* Does rep keep dt's size (and so its layout) in the file. */
 int empi_datarep_size_preserving(const empi_datarep_t *rep, empi_datatype_t *dt);
-/* Convert count elements of dt from memory (buf) to the file representation (filebuf); and back
-   the first filebytes bytes of a stream (whole basic items) into buf, which holds count elements. */
+/* dt as it lies in the file under rep: a new reference, to dt itself when rep keeps its size. */
+int empi_datarep_image(const empi_datarep_t *rep, empi_datatype_t *dt, empi_datatype_t **image);
+/* Bytes of count elements of dt in the file under rep (rep NULL: in memory). */
+int empi_datarep_file_bytes(const empi_datarep_t *rep, empi_datatype_t *dt, MPI_Count count, MPI_Count *bytes);
+/* Convert count elements of dt from memory (buf) to the file representation (filebuf, filebytes
+   long); and back the first filebytes bytes of a stream into buf, which holds count elements:
+   whole basic items when rep keeps dt's size, else whole elements of dt. */
 int empi_datarep_to_file(const empi_datarep_t *rep, const void *buf, MPI_Count count, empi_datatype_t *dt,
                          void *filebuf, MPI_Count filebytes, MPI_Offset position);
 int empi_datarep_from_file(const empi_datarep_t *rep, void *buf, MPI_Count count, empi_datatype_t *dt,
@@ -194,6 +203,7 @@ typedef struct empi_io_call {
     void *buf;
     MPI_Count count;
     empi_datatype_t *dt;
+    MPI_Offset fbytes;           /* bytes the access covers in the file (the view's representation) */
 } empi_io_call_t;
 
 /* Check the arguments of a data access (file, count, datatype, amode, sequential mode). */

@@ -154,7 +154,15 @@ static int chunked(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Count
     return rc;
 }
 
-/* A representation that converts: the whole access in the file's form in one buffer. */
+MPI_Count empi_io_memory_bytes(empi_file_t *f, empi_datatype_t *dt, MPI_Count file_bytes)
+{
+    MPI_Count one;
+    if (!f->view.rep || empi_datarep_file_bytes(f->view.rep, dt, 1, &one) != MPI_SUCCESS || one == dt->size || one <= 0)
+        return file_bytes;
+    return file_bytes / one * dt->size;
+}
+
+/* A representation that converts: the whole access in the file's form (total bytes) in one buffer. */
 static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Count count, empi_datatype_t *dt,
                      MPI_Offset total, MPI_Offset *done)
 {
@@ -171,10 +179,14 @@ static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Cou
             rc = empi_io_stream(f, dir, pos, filebuf, total, done);
     } else {
         rc = empi_io_stream(f, dir, pos, filebuf, total, done);
-        /* a read cut short by the end of the file delivers its whole basic items */
+        /* a read cut short by the end of the file delivers its whole basic items, or its whole
+           elements where the file's items have other sizes */
         MPI_Offset keep = *done;
-        while (keep > 0 && empi_dt_elements_in(dt, keep) < 0)
-            keep--;
+        if (total != count * dt->size)
+            keep -= keep % (total / count);
+        else
+            while (keep > 0 && empi_dt_elements_in(dt, keep) < 0)
+                keep--;
         if (keep > 0) {
             int rc2 = empi_datarep_from_file(rep, buf, count, dt, filebuf, keep, position);
             rc = rc != MPI_SUCCESS ? rc : rc2;
@@ -188,8 +200,9 @@ static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Cou
 int empi_io_access(empi_file_t *f, int dir, MPI_Offset offset, void *buf, MPI_Count count, empi_datatype_t *dt,
                    MPI_Count *bytes)
 {
-    MPI_Offset total = count * dt->size, pos = offset * f->view.esize, done = 0;
+    MPI_Offset total, pos = offset * f->view.esize, done = 0;
     *bytes = 0;
+    EMPI_CHECK(empi_datarep_file_bytes(f->view.rep, dt, count, &total));
     if (total == 0)
         return MPI_SUCCESS;
     MPI_Offset lo = 0, hi = 0;
