@@ -155,17 +155,12 @@ static int int64_read(void *userbuf, MPI_Datatype dt, int count, void *filebuf, 
     return MPI_SUCCESS;
 }
 
-static int wide_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
-{
-    return int64_extent(dt, extent, state);
-}
-
 static void user_widening(const char *path)
 {
     int rank = empi_rank();
     MPI_File fh;
     CHECK_MPI(MPI_Register_datarep("empi-test-int64", int64_read, int64_write, int64_extent, NULL));
-    CHECK_MPI(MPI_Register_datarep("empi-test-nullwide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, wide_extent,
+    CHECK_MPI(MPI_Register_datarep("empi-test-nullwide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, int64_extent,
                                    NULL));
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "empi-test-int64", MPI_INFO_NULL));
