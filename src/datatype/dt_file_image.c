@@ -20,7 +20,6 @@ static MPI_Count arg(const empi_dt_contents_t *c, MPI_Count k)
     return k < c->ni ? c->ints[k] : c->addrs[k - c->ni];
 }
 
-
 /* Subarray and darray: their array arguments as the large-count constructors take them. */
 static int array_image(const empi_dt_contents_t *c, MPI_Datatype old, MPI_Datatype *out)
 {
