@@ -14,6 +14,8 @@ double bench_process_start;
 
 static const bench_case cases[] = {
     {"latency", KIND_PT2PT, run_latency, 0, "ping-pong latency (one-way = half round trip)"},
+    {"latency_test", KIND_PT2PT, run_latency, 1,
+     "ping-pong latency, rank 0 waiting by an MPI_Test loop on an MPI_Irecv (the peer blocks in MPI_Recv)"},
     {"bw", KIND_PT2PT, run_bw, 0, "unidirectional bandwidth (window of Isend, then ack)"},
     {"bibw", KIND_PT2PT, run_bw, 1, "bidirectional bandwidth"},
     {"vector_bw", KIND_PT2PT, run_bw, 2, "bandwidth of a vector type on both sides (256 B blocks, stride 512)"},

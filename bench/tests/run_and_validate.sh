@@ -7,6 +7,7 @@ here=$(dirname "$0")
 mkdir -p "$out"
 rm -f "$out"/*.json
 "$mpiexec" -n 2 "$bench" latency -m 1:64 -i 10 -x 2 -c -f --json "$out/latency.json"
+"$mpiexec" -n 2 "$bench" latency_test -m 1:64 -i 10 -x 2 -c --json "$out/latency_test.json"
 "$mpiexec" -n 2 "$bench" mbw_mr -m 1:64 -i 10 -x 2 -c --json "$out/mbw_mr.json"
 "$mpiexec" -n 2 "$bench" barrier -i 10 -x 2 --json "$out/barrier.json"
 "$mpiexec" -n 2 "$bench" iallreduce -m 4:64 -i 10 -x 2 -c -f --json "$out/iallreduce.json"

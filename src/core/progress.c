@@ -89,26 +89,53 @@ static int sleep_on_transports(void)
  * the CPU after a short spin. Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield
  * so other threads of this process can make progress too.
  */
-void empi_progress_idle(int *idle_passes)
+static int should_yield(int passes)
 {
-    int passes = ++*idle_passes, yield = 0, sleep = 0;
     if (yield_mode == 2) {
         /* A collective needs every rank to run, so while one is in progress an oversubscribed
            rank gives its core away at once, as blocking collectives do (empi_sched_run);
            independent point-to-point pairs are better off spinning a little while their
            partner runs. */
-        yield = sleep = passes > (empi_g.active_colls ? 0 : empi_tunables.spin_count / 16);
-    } else if (yield_mode == 1) {
-        yield = passes > empi_tunables.spin_count_alone;
-        sleep = passes > empi_tunables.spin_count * 64;
+        return passes > (empi_g.active_colls ? 0 : empi_tunables.spin_count / 16);
     }
-    if (empi_g.thread_multiple) {
+    return yield_mode == 1 && passes > empi_tunables.spin_count_alone;
+}
+
+/* Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield so other threads of this
+   process can make progress too. */
+static void yield_cpu(void)
+{
+    if (empi_g.thread_multiple)
         pthread_mutex_unlock(&empi_big_lock);
-        if (yield || passes > empi_tunables.spin_count)
-            sched_yield();
+    sched_yield();
+    if (empi_g.thread_multiple)
         pthread_mutex_lock(&empi_big_lock);
+}
+
+void empi_progress_idle(int *idle_passes)
+{
+    int passes = ++*idle_passes, yield = should_yield(passes);
+    int sleep = yield && (yield_mode == 2 || passes > empi_tunables.spin_count * 64);
+    if (empi_g.thread_multiple) {
+        if (yield || passes > empi_tunables.spin_count)
+            yield_cpu();
+        else {   /* let other threads in even while spinning */
+            pthread_mutex_unlock(&empi_big_lock);
+            pthread_mutex_lock(&empi_big_lock);
+        }
         return;
     }
     if (yield && !(sleep && sleep_on_transports()))
         sched_yield();
+}
+
+int empi_progress_test(void)
+{
+    static int empty_passes;   /* consecutive, over calls; under the big lock */
+    int events = empi_progress_poll();
+    if (events)
+        empty_passes = 0;
+    else if (should_yield(++empty_passes))
+        yield_cpu();
+    return events;
 }

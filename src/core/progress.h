@@ -32,6 +32,13 @@ int empi_progress_wait_fds(struct pollfd *fds, int max);
 /* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
 void empi_progress_idle(int *idle_passes);
 
+/*
+ * The pass of a call that must return at once (MPI_Test*, MPI_Iprobe, MPI_Request_get_status*).
+ * Programs that spin on such calls wait as surely as a blocking call does, so after as many
+ * empty passes in a row as a blocking wait would spin, it yields the CPU too (never sleeps).
+ */
+int empi_progress_test(void);
+
 /* Poll until `cond` holds. `cond` is re-evaluated after every pass. */
 #define EMPI_PROGRESS_UNTIL(cond)                                  \
     do {                                                           \

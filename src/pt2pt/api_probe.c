@@ -54,7 +54,7 @@ static empi_unexpected_t *probe(empi_comm_t *c, int source, int tag, int blockin
     if (msg)
         return msg;
     if (!blocking) {
-        empi_progress_poll();
+        empi_progress_test();
         return find(c, source, tag);
     }
     EMPI_PROGRESS_UNTIL((msg = find(c, source, tag)) != NULL);

@@ -85,7 +85,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
                     empi_status_empty(status);
             }
             if (!*flag && pass == 0)
-                empi_progress_poll();
+                empi_progress_test();
         }
         if (rc != MPI_SUCCESS)
             rc = empi_raise_completion(fn, empi_request_get(array_of_requests[*indx])->comm, rc);
@@ -110,7 +110,7 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
                     *flag = 0;
             if (*flag || pass == 1)
                 break;
-            empi_progress_poll();
+            empi_progress_test();
         }
         int failed = -1;
         empi_status_errors_t errs = {array_of_statuses == MPI_STATUSES_IGNORE ? NULL : array_of_statuses, 0};
@@ -159,7 +159,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
             if (!active)
                 break;
             if (n == 0 && pass == 0)
-                empi_progress_poll();
+                empi_progress_test();
         }
         *outcount = active ? n : MPI_UNDEFINED;
         if (failed >= 0)

@@ -195,7 +195,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     if (rc == MPI_SUCCESS) {
         *flag = all_complete(count, array_of_requests);
         if (!*flag) {
-            empi_progress_poll();
+            empi_progress_test();
             *flag = all_complete(count, array_of_requests);
         }
         if (*flag) {
@@ -259,7 +259,7 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
     if (rc == MPI_SUCCESS) {
         int idx = find_any(count, array_of_requests);
         if (idx == -1) {
-            empi_progress_poll();
+            empi_progress_test();
             idx = find_any(count, array_of_requests);
         }
         *flag = idx != -1;
@@ -308,7 +308,7 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
         if (n == 0) {
             int idle = 0;
             do {
-                if (empi_progress_poll() == 0 && blocking)
+                if ((blocking ? empi_progress_poll() : empi_progress_test()) == 0 && blocking)
                     empi_progress_idle(&idle);
                 n = collect_some(incount, reqs, indices, statuses, &errs, &failed_on);
             } while (n == 0 && blocking);

@@ -54,7 +54,7 @@ int empi_request_test(empi_request_t *req)
         if (req->ops && req->ops->poll)
             req->ops->poll(req);
         if (!req->complete)
-            empi_progress_poll();
+            empi_progress_test();
     }
     return req->complete;
 }
