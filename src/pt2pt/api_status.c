@@ -142,12 +142,15 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
         int n = 0, active = 0, failed = -1;
         empi_status_errors_t errs = {array_of_statuses == MPI_STATUSES_IGNORE ? NULL : array_of_statuses, 0};
         for (int pass = 0; pass < 2 && n == 0; pass++) {
+            int pending = 0;
             for (int i = 0; i < incount; i++) {
                 if (empi_request_is_inactive(array_of_requests[i]))
                     continue;
                 active = 1;
-                if (!done(array_of_requests[i]))
+                if (!done(array_of_requests[i])) {
+                    pending = 1;
                     continue;
+                }
                 MPI_Status *st =
                     array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n];
                 int r = report(array_of_requests[i], st);
@@ -158,7 +161,9 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
             }
             if (!active)
                 break;
-            if (n == 0 && pass == 0)
+            /* even with some to report: the completed ones stay in the array (this call frees
+               nothing), and a loop on it must see the others complete too */
+            if (pending && pass == 0)
                 empi_progress_test();
         }
         *outcount = active ? n : MPI_UNDEFINED;
