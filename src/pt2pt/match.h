@@ -2,6 +2,12 @@
  * Matching queues. A receive is matched against arrived-but-unclaimed messages (the unexpected
  * queue) in arrival order; an arriving message against posted receives in posting order. Both
  * orders together give MPI's non-overtaking rule. Pure data structures: no I/O, unit-tested.
+ * Posted receives are kept in bins by source rank, those for MPI_ANY_SOURCE apart, each bin in
+ * posting order with a sequence number across bins: an arriving message looks at its source's
+ * bin and the wildcard list only and takes the earlier-posted of their first matches. (One list
+ * made a message from a peer running ahead scan past thousands of receives for other peers.)
+ * Likewise unexpected messages are on one list in arrival order (for MPI_ANY_SOURCE) and on
+ * their source's bin, which a receive from that source searches alone.
  */
 #ifndef EMPI_MATCH_H
 #define EMPI_MATCH_H
@@ -9,6 +15,8 @@
 #include <stdint.h>
 
 #include "pt2pt/request.h"
+
+#define EMPI_MATCH_BINS 64   /* a power of two; sources share bins modulo it */
 
 /* An arrived message nobody has asked for yet (also the object behind an MPI_Message). */
 typedef struct empi_unexpected {
@@ -22,16 +30,28 @@ typedef struct empi_unexpected {
     uint64_t sreq, addr;     /* rendezvous / sync: sender's ids */
     void *data;              /* eager payload (bytes long) */
     struct empi_comm *comm;  /* once handed out by MPI_Mprobe: where its receive raises errors */
-    struct empi_unexpected *next, *prev;
+    struct empi_unexpected *next, *prev;          /* every unexpected message, arrival order */
+    struct empi_unexpected *bin_next, *bin_prev;  /* those of its source's bin, arrival order */
 } empi_unexpected_t;
 
-typedef struct empi_posted_queue {
+typedef struct empi_posted_list {
     empi_request_t *head, *tail;
+} empi_posted_list_t;
+
+typedef struct empi_posted_queue {
+    empi_posted_list_t bin[EMPI_MATCH_BINS];   /* by source rank (rank mod EMPI_MATCH_BINS) */
+    empi_posted_list_t any;                     /* MPI_ANY_SOURCE receives */
     uint64_t length;
+    uint64_t seq;                               /* posting order across the lists */
 } empi_posted_queue_t;
+
+typedef struct empi_unexpected_bin {
+    empi_unexpected_t *head, *tail;
+} empi_unexpected_bin_t;
 
 typedef struct empi_unexpected_queue {
     empi_unexpected_t *head, *tail;
+    empi_unexpected_bin_t bin[EMPI_MATCH_BINS];
     uint64_t length;
 } empi_unexpected_queue_t;
 

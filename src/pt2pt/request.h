@@ -72,6 +72,7 @@ struct empi_request {
     void *state;            /* kind-specific (collective schedule, generalized request) */
 
     empi_request_t *next, *prev;  /* queue links (posted receives, pending sends, active list) */
+    uint64_t post_seq;            /* posted receive: its place in posting order (match.c) */
 };
 
 /* The request a user handle names: NULL if invalid (MPI_REQUEST_NULL included) or freed by the user
