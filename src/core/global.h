@@ -60,7 +60,9 @@ void empi_instance_release(void (*quiesced)(void));
 #define EMPI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define EMPI_CACHELINE 64
 
-/* Export an MPI_X as a weak alias of the PMPI_X defined just below it (profiling interposition). */
+/* Export an MPI_X as an alias of the PMPI_X defined just below it (profiling interposition). Weak
+   without LTO; GCC's LTO exports it strong, which a shared library's interposition does not mind
+   (docs/ARCHITECTURE.md). */
 #define EMPI_PRAGMA(x) _Pragma(#x)
 #define EMPI_WEAK_ALIAS(name) EMPI_PRAGMA(weak MPI_##name = PMPI_##name)
 

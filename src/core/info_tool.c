@@ -20,7 +20,8 @@ __attribute__((visibility("default"))) int empi_info_tunable_get(int i, empi_inf
     static const char *const type_names[] = {"int", "size", "bool", "string"};
     if (i < 0 || i >= empi_tunable_count)
         return -1;
-    empi_tunables_load();
+    if (!empi_tunables_loaded())   /* once: a bad value is reported once */
+        empi_tunables_load();
     empi_tunable_env_name(i, out->env, sizeof out->env);
     out->set = empi_tunable_is_set(i);
     out->type = type_names[empi_tunable_descs[i].type];

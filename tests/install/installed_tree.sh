@@ -23,6 +23,10 @@ show=$("$prefix/bin/mpicc" -show)
 case $show in *"-I$prefix/include"*"-lmpi_abi"*) ;; *) fail "mpicc -show: $show" ;; esac
 [ "$("$prefix/bin/mpicc" --showme:compile)" = "-I$prefix/include" ] || fail "--showme:compile: $("$prefix/bin/mpicc" --showme:compile)"
 case $("$prefix/bin/mpicc" --showme:link) in *"-L$prefix/lib"*"-lmpi_abi"*) ;; *) fail "--showme:link" ;; esac
+# -show anywhere (build systems append it), arguments kept in order, spaces too
+show=$("$prefix/bin/mpicc" -c 'a b.c' -o x.o -show)
+[ "$show" = "cc -I$prefix/include -c a b.c -o x.o" ] || fail "mpicc ... -show: $show"
+[ "$("$prefix/bin/mpicc" -c x.c -compile_info)" = "-I$prefix/include" ] || fail "-compile_info last"
 if command -v pkg-config >/dev/null; then
     # Build with nothing but pkg-config's flags and run the result.
     pcflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs mpi)

@@ -3,6 +3,7 @@
  * performance variables a tool can read through MPI_T.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi.h"
@@ -73,6 +74,32 @@ static void print_ofi(void)
     for (int i = 0; i < nprovs; i++)
         printf("  %-14s%s domains: %s\n", provs[i].prov, provs[i].rdma ? " (RDMA)" : "", provs[i].domains);
     printf("  a job with EMPI_TRANSPORT=ofi would use: %s\n", chosen);
+}
+
+/* Read by mpiexec, MPI_Comm_spawn and the compiler wrappers from the environment, not by the
+   library's tunable registry. */
+static const struct {
+    const char *name, *doc;
+} tool_env[] = {
+    {"EMPI_LAUNCHER_RSH", "mpiexec: the command that reaches remote hosts (default ssh; -launcher-exec)"},
+    {"EMPI_BOOTSTRAP_ADDR", "mpiexec: the address remote hosts reach this one at"},
+    {"MPIEXEC_TIMEOUT", "mpiexec: end the job after this many seconds (--timeout)"},
+    {"MPIEXEC_UNIVERSE_SIZE", "mpiexec: MPI_UNIVERSE_SIZE (-usize)"},
+    {"EMPI_MPIEXEC", "MPI_Comm_spawn: the launcher to run (mpiexec sets it for every rank)"},
+    {"EMPI_CC", "mpicc: the C compiler (else MPICH_CC, OMPI_CC, cc)"},
+    {"EMPI_CXX", "mpicxx: the C++ compiler (else MPICH_CXX, OMPI_CXX, c++)"},
+};
+
+static void print_tool_env(int verbose)
+{
+    int n = (int)(sizeof tool_env / sizeof tool_env[0]);
+    printf("\nRead by mpiexec, MPI_Comm_spawn and the compiler wrappers (%d; environment only):\n", n);
+    for (int i = 0; i < n; i++) {
+        const char *v = getenv(tool_env[i].name);
+        printf("  %-28s %s%s\n", tool_env[i].name, v ? "value " : "not set", v ? v : "");
+        if (verbose)
+            printf("      %s\n", tool_env[i].doc);
+    }
 }
 
 static void print_tunables(int verbose)
@@ -175,6 +202,7 @@ int main(int argc, char **argv)
     print_version();
     print_ofi();
     print_tunables(!brief);
+    print_tool_env(!brief);
     print_algorithms(!brief);
     print_pvars(!brief);
     return 0;
