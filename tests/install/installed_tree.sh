@@ -5,6 +5,7 @@
 #   usage: installed_tree.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -euo pipefail
 build=$1 src=$2 work=$3
+repo=$(cd "$(dirname "$0")/../.." && pwd)   # the registries empi-info must list
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -36,16 +37,19 @@ fi
 info=$("$prefix/bin/empi-info") || fail "empi-info failed"
 grep -q EMPI_EAGER_LIMIT <<<"$info" || fail "empi-info does not list the tunables"
 # every tunable of the registry, as many as the header says, "(set)" on exactly the one given
-for name in $(sed -n 's/^EMPI_TUNABLE(\([a-z0-9_]*\),.*/\1/p' "$src/src/core/tunables.def" | tr a-z A-Z); do
+names=$(sed -n 's/^EMPI_TUNABLE(\([a-z0-9_]*\),.*/\1/p' "$repo/src/core/tunables.def" | tr a-z A-Z)
+[ "$(wc -w <<<"$names")" -gt 50 ] || fail "cannot read the tunables of $repo/src/core/tunables.def"
+for name in $names; do
     grep -q "^  EMPI_$name " <<<"$info" || fail "empi-info does not list EMPI_$name"
 done
 # every collective algorithm of the registry, under its collective's heading
 while read -r coll alg; do
     awk -v c="  $coll" -v a="$alg" '$0 == c {inside = 1; next} /^  [a-z]/ {inside = 0} inside && $1 == a {found = 1}
         END {exit !found}' <<<"$info" || fail "empi-info does not list the $coll algorithm $alg"
-done < <(sed -n 's/^ *{EMPI_COLL_\([A-Z_]*\), "\([a-z0-9_]*\)".*/\1 \2/p' "$src/src/coll/coll_select.c" | tr A-Z a-z)
+done < <(sed -n 's/^ *{EMPI_COLL_\([A-Z_]*\), "\([a-z0-9_]*\)".*/\1 \2/p' "$repo/src/coll/coll_select.c" | tr A-Z a-z)
+[ "$(grep -c '^ *{EMPI_COLL_' "$repo/src/coll/coll_select.c")" -gt 20 ] || fail "cannot read the algorithm registry"
 "$prefix/bin/empi-info" --no-such-option >/dev/null 2>&1 && fail "empi-info accepted an unknown option"
-listed=$(grep -c '^  EMPI_' <<<"$info")
+listed=$(sed -n '/^Tunables (/,/^$/p' <<<"$info" | grep -c '^  EMPI_')
 grep -q "^Tunables ($listed;" <<<"$info" || fail "empi-info lists $listed tunables, its header says otherwise"
 unset_all=$(env | sed -n 's/^\(EMPI_[A-Z0-9_]*\)=.*/-u \1/p')
 set_lines=$(env $unset_all EMPI_UDP_GSO=0 "$prefix/bin/empi-info" | grep '(set)') || fail "no tunable shown as set"
