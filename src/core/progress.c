@@ -86,8 +86,7 @@ static int sleep_on_transports(void)
  * whole time slice costs a slice per message. So after EMPI_SPIN_COUNT_ALONE polls we yield
  * every pass (a yield with nobody else to run returns at once), and only much later sleep on the
  * sockets. When ranks outnumber cores, the peer may be descheduled behind us for sure: we give it
- * the CPU after a short spin. Under MPI_THREAD_MULTIPLE the big lock is dropped around the yield
- * so other threads of this process can make progress too.
+ * the CPU after a short spin.
  */
 static int should_yield(int passes)
 {
@@ -131,7 +130,7 @@ void empi_progress_idle(int *idle_passes)
 
 int empi_progress_test(void)
 {
-    static int empty_passes;   /* consecutive, over calls; under the big lock */
+    static _Thread_local int empty_passes;   /* consecutive, over calls */
     int events = empi_progress_poll();
     if (events)
         empty_passes = 0;
