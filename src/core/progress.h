@@ -33,9 +33,10 @@ int empi_progress_wait_fds(struct pollfd *fds, int max);
 void empi_progress_idle(int *idle_passes);
 
 /*
- * The pass of a call that must return at once (MPI_Test*, MPI_Iprobe, MPI_Request_get_status*).
- * Programs that spin on such calls wait as surely as a blocking call does, so after as many
- * empty passes in a row as a blocking wait would spin, it yields the CPU too (never sleeps).
+ * The pass of a call that must return at once (MPI_Test*, MPI_Iprobe, MPI_Request_get_status*,
+ * MPI_Parrived). Programs that spin on such calls wait as surely as a blocking call does, so it
+ * yields the CPU too (never sleeps): with a core to itself after as many empty passes in a row as
+ * a blocking wait would spin, with ranks outnumbering cores on every empty pass.
  */
 int empi_progress_test(void);
 

@@ -632,7 +632,7 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
             *flag = 1;   /* an inactive or finished round has all its data */
         } else {
             if (!(poll_part(p) + empi_progress_poll()))
-                empi_progress_poll();
+                empi_progress_test();   /* a loop on MPI_Parrived waits like one on MPI_Test */
             *flag = r->complete || (p->established && partition_arrived(p, partition));
         }
     }
