@@ -30,7 +30,7 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
         whole = empi_dt_mul(whole, (MPI_Aint)gsizes[d], &overflow);
         selected = empi_dt_mul(selected, in_dim, &overflow);
     }
-    empi_dt_mul(selected, old->size, &overflow);
+    MPI_Count size = empi_dt_mul(selected, old->size, &overflow);
     if (overflow) {
         dt->size = -1;
         return empi_dt_publish(fname, dt, NULL, c, newtype);
@@ -69,7 +69,7 @@ int empi_dt_build_array(const char *fname, int ndims, const MPI_Count *gsizes, c
         }
         stride *= (MPI_Aint)gsizes[d];
     }
-    dt->size = selected * old->size;
+    dt->size = size;
     dt->basic = old->basic;
     dt->basic_count = selected * old->basic_count;
     if (selected > 0) {

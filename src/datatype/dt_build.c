@@ -42,19 +42,20 @@ int empi_dt_build_blocks(const char *fname, MPI_Count n, const MPI_Aint *disp, c
         kext[i] = olds[i]->extent;
     }
     empi_acc_finish(&acc, dt);
-    if (dt->size < 0) {
-        free(kids), free(kext);
-        return empi_dt_publish(fname, dt, NULL, c, newtype);
-    }
-    if (is_struct && !dt->explicit_bounds && dt->align > 1) {
+    if (dt->size >= 0 && is_struct && !dt->explicit_bounds && dt->align > 1) {
         /* the standard's epsilon: round the extent up to the strictest member alignment */
         MPI_Aint rem = dt->extent % dt->align;
-        if (rem && (__builtin_add_overflow(dt->ub, dt->align - rem, &dt->ub) ||
-                    __builtin_add_overflow(dt->extent, dt->align - rem, &dt->extent))) {
-            free(kids), free(kext);
-            dt->size = -1;
-            return empi_dt_publish(fname, dt, NULL, c, newtype);
+        bool overflow = false;
+        if (rem) {
+            dt->ub = empi_dt_add(dt->ub, dt->align - rem, &overflow);
+            dt->extent = empi_dt_add(dt->extent, dt->align - rem, &overflow);
         }
+        if (overflow)
+            dt->size = -1;
+    }
+    if (dt->size < 0) {   /* refused: no layout for it */
+        free(kids), free(kext);
+        return empi_dt_publish(fname, dt, NULL, c, newtype);
     }
     empi_dt_layout_t *l = empi_layout_blocks(n, disp, blen, kids, kext);
     free(kids), free(kext);

@@ -47,11 +47,11 @@ static int run_access(empi_io_call_t *c, MPI_Count *bytes)
     case EMPI_IO_AT:
         if (c->collective)
             return empi_io_collective(c, bytes);
-        return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
+        return empi_io_access(c, bytes);
     case EMPI_IO_INDIVIDUAL: {
         c->offset = f->ind_pos;
         int rc = c->collective ? empi_io_collective(c, bytes)
-                               : empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
+                               : empi_io_access(c, bytes);
         /* the pointer moves past what was accessed (a short read moves it less) */
         f->ind_pos = c->offset + *bytes / f->view.esize;
         return rc;
@@ -59,11 +59,21 @@ static int run_access(empi_io_call_t *c, MPI_Count *bytes)
     case EMPI_IO_SHARED:
         /* the shared pointer moves by what was asked for, before the access: others go on past it */
         c->offset = empi_shared_fetch_add(f, (int64_t)etypes);
-        return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
+        return empi_io_access(c, bytes);
     case EMPI_IO_ORDERED:
         return empi_io_ordered(c, bytes);
     }
     return MPI_ERR_INTERN;
+}
+
+/* The memory bytes that file_bytes of c's access hold: whole elements where the representation
+   changes the size of c's datatype. */
+static MPI_Count memory_bytes(const empi_io_call_t *c, MPI_Count file_bytes)
+{
+    MPI_Count memory = c->count * c->dt->size;
+    if (c->fbytes == memory || c->count == 0)
+        return file_bytes;
+    return file_bytes / (c->fbytes / c->count) * c->dt->size;
 }
 
 int empi_io_call_run(empi_io_call_t *c, MPI_Status *status)
@@ -75,7 +85,7 @@ int empi_io_call_run(empi_io_call_t *c, MPI_Status *status)
     if (rc != MPI_SUCCESS)
         return empi_err_file(c->f, rc, "%s: %s of '%s' failed", c->fname, c->dir == EMPI_IO_WRITE ? "write" : "read",
                              c->f->filename);
-    empi_io_status(status, empi_io_memory_bytes(c->f, c->dt, bytes));
+    empi_io_status(status, memory_bytes(c, bytes));
     return MPI_SUCCESS;
 }
 

@@ -376,7 +376,7 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
     int enabled = c->dir == EMPI_IO_WRITE ? f->cb_write : f->cb_read;
     /* the same everywhere: the view's representation and the atomicity are set collectively */
     if (f->comm->size == 1 || enabled == 0 || f->atomic || f->view.rep || (enabled < 0 && c->dir == EMPI_IO_READ))
-        return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
+        return empi_io_access(c, bytes);
     MPI_Offset pos = c->offset * f->view.esize, total = c->count * c->dt->size;
     if (c->dir == EMPI_IO_READ)
         total = readable(f, pos, total);
@@ -394,7 +394,7 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
         free(plans), free(t.ext);
         if (rc2 != MPI_SUCCESS)
             return rc2;
-        return empi_io_access(f, c->dir, c->offset, c->buf, c->count, c->dt, bytes);
+        return empi_io_access(c, bytes);
     }
     /* memory side: the user's bytes in place when contiguous, else a packed copy */
     char *copy = NULL;

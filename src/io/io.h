@@ -131,21 +131,18 @@ enum { EMPI_IO_READ = 0, EMPI_IO_WRITE = 1 };
  */
 int empi_io_stream(empi_file_t *f, int dir, MPI_Offset pos, char *stream, MPI_Offset len, MPI_Offset *done);
 /*
- * Read or write count elements of dt at buf, starting at etype offset `offset` of f's view, with
- * the view's data representation and, in atomic mode, a lock over the file range touched.
- * *bytes is the number of bytes moved in the view's stream (file bytes; empi_io_memory_bytes gives
- * the status's).
+ * Perform a checked call's access (c->count elements of c->dt at c->buf, c->fbytes of them in the
+ * file) from etype offset c->offset of its file's view, with the view's data representation and,
+ * in atomic mode, a lock over the file range touched. *bytes is the number of bytes moved in the
+ * view's stream (file bytes; the call's status counts memory bytes).
  */
-int empi_io_access(empi_file_t *f, int dir, MPI_Offset offset, void *buf, MPI_Count count,
-                   empi_datatype_t *dt, MPI_Count *bytes);
+struct empi_io_call;
+int empi_io_access(const struct empi_io_call *c, MPI_Count *bytes);
 /* Byte-range lock of [start, end) for the duration of an atomic access; end < 0: to end of file. */
 int empi_io_lock(empi_file_t *f, int dir, MPI_Offset start, MPI_Offset end);
 void empi_io_unlock(empi_file_t *f, MPI_Offset start, MPI_Offset end);
 /* The status of a completed access of `bytes` memory-side bytes. */
 void empi_io_status(MPI_Status *status, MPI_Count bytes);
-/* The memory bytes of dt that file_bytes of an access in f's view hold (whole elements where the
-   representation changes dt's size). */
-MPI_Count empi_io_memory_bytes(empi_file_t *f, empi_datatype_t *dt, MPI_Count file_bytes);
 
 /* ---- data representations (datarep.c) ---- */
 

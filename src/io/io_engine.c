@@ -154,14 +154,6 @@ static int chunked(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Count
     return rc;
 }
 
-MPI_Count empi_io_memory_bytes(empi_file_t *f, empi_datatype_t *dt, MPI_Count file_bytes)
-{
-    MPI_Count one;
-    if (!f->view.rep || empi_datarep_file_bytes(f->view.rep, dt, 1, &one) != MPI_SUCCESS || one == dt->size || one <= 0)
-        return file_bytes;
-    return file_bytes / one * dt->size;
-}
-
 /* A representation that converts: the whole access in the file's form (total bytes) in one buffer. */
 static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Count count, empi_datatype_t *dt,
                      MPI_Offset total, MPI_Offset *done)
@@ -197,12 +189,15 @@ static int converted(empi_file_t *f, int dir, MPI_Offset pos, void *buf, MPI_Cou
     return rc;
 }
 
-int empi_io_access(empi_file_t *f, int dir, MPI_Offset offset, void *buf, MPI_Count count, empi_datatype_t *dt,
-                   MPI_Count *bytes)
+int empi_io_access(const empi_io_call_t *c, MPI_Count *bytes)
 {
-    MPI_Offset total, pos = offset * f->view.esize, done = 0;
+    empi_file_t *f = c->f;
+    int dir = c->dir;
+    void *buf = c->buf;
+    MPI_Count count = c->count;
+    empi_datatype_t *dt = c->dt;
+    MPI_Offset total = c->fbytes, pos = c->offset * f->view.esize, done = 0;
     *bytes = 0;
-    EMPI_CHECK(empi_datarep_file_bytes(f->view.rep, dt, count, &total));
     if (total == 0)
         return MPI_SUCCESS;
     MPI_Offset lo = 0, hi = 0;
