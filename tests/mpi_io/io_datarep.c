@@ -11,13 +11,6 @@
 
 #include "io_test.h"
 
-static void sync_all(MPI_File fh)
-{
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
-}
-
 static long value(int rank, int i)
 {
     return (long)(rank + 1) * 1000 + i - 500 * (i % 2);   /* some negative */
@@ -49,7 +42,7 @@ static void external32_long(const char *path)
     int count = -1;
     CHECK_MPI(MPI_Get_count(&st, MPI_LONG, &count));
     CHECK(count == 3, "external32 write of 3 longs: status count %d", count);
-    sync_all(fh);
+    io_test_sync(fh);
     long back[3] = {0, 0, 0};
     CHECK_MPI(MPI_File_read_at(fh, 3 * rank, back, 3, MPI_LONG, &st));
     CHECK_MPI(MPI_Get_count(&st, MPI_LONG, &count));
@@ -69,7 +62,7 @@ static void external32_long(const char *path)
     CHECK_MPI(MPI_Get_count(&st, MPI_LONG, &count));
     CHECK(count == 2 && tail[0] == value(size - 1, 1) && tail[1] == value(size - 1, 2) && tail[2] == -1,
           "short external32 read: count %d, %ld %ld %ld", count, tail[0], tail[1], tail[2]);
-    sync_all(fh);
+    io_test_sync(fh);
     unsigned char raw[12];
     raw_read(fh, 12 * rank, raw, 12);
     for (int i = 0; i < 3; i++)
@@ -99,7 +92,7 @@ static void external32_holes(const char *path)
     CHECK(ext == 4 * (size + 1), "external32 extent of the vector %ld, expected %d", (long)ext, 4 * (size + 1));
     long mine[4] = {value(rank, 0), value(rank, 1), value(rank, 2), value(rank, 3)};
     CHECK_MPI(MPI_File_write_all(fh, mine, 4, MPI_LONG, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     /* file: filetype k at 16 * size * k, its two longs at 4 * rank and 4 * rank + 4 * size */
     int n = 2 * 16 * size;   /* two filetypes */
     unsigned char raw[2 * 16 * 8];
@@ -120,16 +113,8 @@ static void external32_holes(const char *path)
     io_test_remove(path);
 }
 
-/* "empi-test-int64": every int is a little-endian 8-byte integer in the file. */
-static int int64_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
-{
-    (void)state;
-    int size;
-    MPI_Type_size(dt, &size);
-    *extent = dt == MPI_INT ? 8 : size;
-    return MPI_SUCCESS;
-}
-
+/* "empi-test-int64": every int is a little-endian 8-byte integer in the file (extent function
+   io_test_int64_extent). */
 static int int64_write(void *userbuf, MPI_Datatype dt, int count, void *filebuf, MPI_Offset position, void *state)
 {
     (void)state;
@@ -159,8 +144,8 @@ static void user_widening(const char *path)
 {
     int rank = empi_rank();
     MPI_File fh;
-    CHECK_MPI(MPI_Register_datarep("empi-test-int64", int64_read, int64_write, int64_extent, NULL));
-    CHECK_MPI(MPI_Register_datarep("empi-test-nullwide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, int64_extent,
+    CHECK_MPI(MPI_Register_datarep("empi-test-int64", int64_read, int64_write, io_test_int64_extent, NULL));
+    CHECK_MPI(MPI_Register_datarep("empi-test-nullwide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, io_test_int64_extent,
                                    NULL));
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "empi-test-int64", MPI_INFO_NULL));
@@ -170,7 +155,7 @@ static void user_widening(const char *path)
     int count = -1;
     CHECK_MPI(MPI_Get_count(&st, MPI_INT, &count));
     CHECK(count == 2, "int64 representation: write status count %d", count);
-    sync_all(fh);
+    io_test_sync(fh);
     int back[2] = {0, 0};
     CHECK_MPI(MPI_File_read_at(fh, 2 * rank, back, 2, MPI_INT, MPI_STATUS_IGNORE));
     CHECK(back[0] == mine[0] && back[1] == mine[1], "int64 representation: back %d %d", back[0], back[1]);

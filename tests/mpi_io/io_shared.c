@@ -25,13 +25,6 @@ static int record_ok(const int *rec)
     return !memcmp(want, rec, sizeof want);
 }
 
-static void sync_all(MPI_File fh)
-{
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
-}
-
 static void test_shared(const char *path)
 {
     int rank = empi_rank(), size = empi_size(), per = 3;
@@ -50,7 +43,7 @@ static void test_shared(const char *path)
     CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
     make_record(rec, rank, 2);
     CHECK_MPI(MPI_File_write_shared_c(fh, rec, REC, MPI_INT, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     MPI_Offset pos;
     CHECK_MPI(MPI_File_get_position_shared(fh, &pos));
     CHECK(pos == (MPI_Offset)size * per * REC, "shared position %lld", (long long)pos);
@@ -124,7 +117,7 @@ static void test_ordered(const char *path)
     /* a second round with the split form lands after the first */
     CHECK_MPI(MPI_File_write_ordered_begin(fh, mine, rank + 1, MPI_INT));
     CHECK_MPI(MPI_File_write_ordered_end(fh, mine, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     int half = size * (size + 1) / 2, n = 2 * half;
     MPI_Offset pos;
     CHECK_MPI(MPI_File_get_position_shared(fh, &pos));
@@ -209,7 +202,7 @@ static void test_modes(const char *path)
     CHECK(pos == size && shpos == size, "append mode starts at %lld / %lld, want %d", (long long)pos,
           (long long)shpos, size);
     CHECK_MPI(MPI_File_write_ordered(fh, &c, 1, MPI_CHAR, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     char *all = malloc((size_t)2 * size);
     MPI_Status st;
     int count;

@@ -1,6 +1,6 @@
 /*
  * Helpers of the MPI-IO tests: a unique file name under $TMPDIR (or /tmp) agreed by all ranks of
- * MPI_COMM_WORLD, and removal of it at the end. Standard MPI only, like every MPI-program test.
+ * MPI_COMM_WORLD, and removal of it at the end; making writes visible; a widening representation. Standard MPI only, like every MPI-program test.
  */
 #ifndef EMPI_IO_TEST_H
 #define EMPI_IO_TEST_H
@@ -35,6 +35,24 @@ static inline void io_test_remove(const char *path)
     if (empi_rank() == 0)
         unlink(path);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* Every rank's writes visible to every rank: sync, barrier, sync (MPI 4.1, 14.6.1). */
+static inline void io_test_sync(MPI_File fh)
+{
+    CHECK_MPI(MPI_File_sync(fh));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_File_sync(fh));
+}
+
+/* The extent function of a test representation that stores each MPI_INT in 8 bytes. */
+static inline int io_test_int64_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
+{
+    (void)state;
+    int size;
+    MPI_Type_size(dt, &size);
+    *extent = dt == MPI_INT ? 8 : size;
+    return MPI_SUCCESS;
 }
 
 /* Does the file exist (checked by every rank). */

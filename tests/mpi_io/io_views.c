@@ -52,13 +52,6 @@ static void close_and_verify(MPI_File *fh, MPI_Datatype *ft, const char *path, i
     io_test_remove(path);
 }
 
-static void sync_all(MPI_File fh)
-{
-    CHECK_MPI(MPI_File_sync(fh));
-    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK_MPI(MPI_File_sync(fh));
-}
-
 /* Values of the interleaved layout that rank owns, in its view's order. */
 static void my_values(int *v, int n)
 {
@@ -101,7 +94,7 @@ static void test_interleaved(const char *path)
     MPI_Offset want = (MPI_Offset)(v[n / 2]) * 4;
     CHECK(byte == want, "byte offset %lld, want %lld", (long long)byte, (long long)want);
     CHECK_MPI(MPI_File_write_all(fh, v + n / 2, n - n / 2, MPI_INT, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
 
     /* read back through the view with seeks */
     CHECK_MPI(MPI_File_seek(fh, 0, MPI_SEEK_SET));
@@ -139,7 +132,7 @@ static void test_subarray(const char *path)
     CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL));
     CHECK_MPI(MPI_File_write_at_all(fh, 0, local, 1, mt, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     /* read back into a cleared halo buffer through the same types: the halo stays untouched */
     int *back = malloc((size_t)rows * hw * sizeof(int));
     for (int i = 0; i < rows * hw; i++)
@@ -182,7 +175,7 @@ static void test_nonblocking_split(const char *path)
     CHECK(count == n / 2 - 2 * BLK, "write_all_end count %d", count);
     CHECK_MPI(MPI_File_write_at_all_begin(fh, n / 2, v + n / 2, n - n / 2, MPI_INT));
     CHECK_MPI(MPI_File_write_at_all_end(fh, v + n / 2, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     CHECK_MPI(MPI_File_iread_at(fh, 0, in, n / 2, MPI_INT, &req[0]));
     CHECK_MPI(MPI_File_iread_at_all(fh, n / 2, in + n / 2, n - n / 2, MPI_INT, &req[1]));
     CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
@@ -203,16 +196,6 @@ static void test_nonblocking_split(const char *path)
     close_and_verify(&fh, &ft, path, n * size);
     free(v);
     free(in);
-}
-
-/* A user representation in which MPI_INT takes 8 bytes and every other type its native size. */
-static int wide_extent(MPI_Datatype dt, MPI_Aint *extent, void *state)
-{
-    (void)state;
-    int size;
-    MPI_Type_size(dt, &size);
-    *extent = dt == MPI_INT ? 8 : size;
-    return MPI_SUCCESS;
 }
 
 /* A filetype whose blocks overlap (ints at 0, 4, 4, 8 of each 16 bytes) is a legal view of a
@@ -317,7 +300,7 @@ static void test_external32(const char *path)
     CHECK_MPI(MPI_File_get_type_extent(fh, MPI_INT, &ext));
     CHECK(ext == 4, "external32 extent of MPI_INT %ld", (long)ext);
     CHECK_MPI(MPI_File_write_at_all(fh, rank * 4, v, 4, MPI_INT, MPI_STATUS_IGNORE));
-    sync_all(fh);
+    io_test_sync(fh);
     int back[4];
     CHECK_MPI(MPI_File_read_at(fh, rank * 4, back, 4, MPI_INT, MPI_STATUS_IGNORE));
     CHECK(!memcmp(back, v, sizeof v), "external32 round trip");
@@ -348,7 +331,7 @@ static void test_external32(const char *path)
     /* a user representation that widens MPI_INT with MPI_CONVERSION_FN_NULL (which copies bytes as
        they are) is refused, also inside a derived memory type (io_datarep has working ones) */
     CHECK_MPI(MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN));
-    CHECK_MPI(MPI_Register_datarep("empi-test-wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, wide_extent,
+    CHECK_MPI(MPI_Register_datarep("empi-test-wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, io_test_int64_extent,
                                    NULL));
     CHECK_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "empi-test-wide", MPI_INFO_NULL));
     MPI_Datatype four;
