@@ -178,6 +178,7 @@ typedef struct empi_coll_comm {
     int topo_done;
     int num_nodes;           /* distinct hosts among the ranks */
     int max_ppn;             /* most ranks on one host */
+    int ranks_per_cpu;       /* most ranks of the job per CPU on one of these hosts (>1: oversubscribed) */
     int single_node;
     struct empi_coll_shm *shm;   /* node-wide segment (single-node communicators), lazily */
     int shm_failed;
@@ -228,10 +229,18 @@ unsigned empi_coll_alg_violates(const empi_coll_alg_t *alg, const empi_coll_args
 /* Tuning table (coll_table.c): parse text into rules; look up by key. */
 typedef struct empi_tune_rule {
     int coll;
-    long np_lo, np_hi, ppn_lo, ppn_hi;
+    long np_lo, np_hi, ppn_lo, ppn_hi, rpc_lo, rpc_hi;
     long long bytes_lo, bytes_hi;
     char alg[32];
 } empi_tune_rule_t;
+
+/* What a call is looked up by: communicator size, most ranks on one host, most ranks per CPU on
+   one host (above 1: ranks take turns on cores), message bytes. */
+typedef struct empi_tune_key {
+    int coll;
+    long np, ppn, rpc;
+    long long bytes;
+} empi_tune_key_t;
 
 typedef struct empi_tune_table {
     empi_tune_rule_t *rules;
@@ -242,9 +251,9 @@ typedef struct empi_tune_table {
 int empi_tune_parse(const char *text, empi_tune_table_t *t, char *err, size_t errlen);
 void empi_tune_free(empi_tune_table_t *t);
 /* The algorithm name the first matching rule gives, or NULL. */
-const char *empi_tune_lookup(const empi_tune_table_t *t, int coll, long np, long ppn, long long bytes);
+const char *empi_tune_lookup(const empi_tune_table_t *t, const empi_tune_key_t *key);
 /* Index of the first matching rule at or after `from`, or -1. */
-int empi_tune_match(const empi_tune_table_t *t, int from, int coll, long np, long ppn, long long bytes);
+int empi_tune_match(const empi_tune_table_t *t, int from, const empi_tune_key_t *key);
 int empi_coll_kind_of(const char *name);   /* "allreduce" -> EMPI_COLL_ALLREDUCE, -1 if unknown */
 extern const char empi_tune_default_text[];
 

@@ -8,6 +8,7 @@
 #include "coll/coll.h"
 #include "core/global.h"
 #include "runtime/bootstrap.h"
+#include "runtime/cpu_census.h"
 
 static void coll_comm_free(void *p)
 {
@@ -25,6 +26,21 @@ static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+/* The most ranks per CPU on the ranks' hosts. Processes of another job count as 1 throughout:
+   they and we know different censuses, and every member must reach the same figure. */
+static int comm_ranks_per_cpu(const empi_comm_t *comm, int n)
+{
+    int most = 1;
+    for (int i = 0; i < n; i++) {
+        int w = comm->world_ranks[i];
+        if (w >= empi_g.boot.size)
+            return 1;
+        int rpc = empi_cpu_census_ranks_per_cpu(empi_boot_node_of(w));
+        most = rpc > most ? rpc : most;
+    }
+    return most;
 }
 
 /* Hosts among the ranks and the most ranks on one host: sort the host ids, count the runs. */
@@ -53,6 +69,7 @@ static void compute_topo(empi_comm_t *comm, empi_coll_comm_t *cc)
         free(nodes);
     }
     cc->single_node = cc->num_nodes == 1;
+    cc->ranks_per_cpu = comm_ranks_per_cpu(comm, n);
     cc->topo_done = 1;
 }
 

@@ -5,7 +5,7 @@
  * its algorithm in this order:
  *   1. EMPI_<COLL>_ALGORITHM=<name> forces one (e.g. EMPI_ALLREDUCE_ALGORITHM=ring);
  *   2. otherwise the first rule of the tuning table matching (collective, communicator size,
- *      ranks per node, message bytes) names one (built-in table, or EMPI_TUNING_FILE);
+ *      ranks per node, message bytes, ranks per CPU) names one (built-in table, or EMPI_TUNING_FILE);
  *   3. a choice whose restriction the call does not meet (non-commutative op, size not a power of
  *      two, several nodes, nonblocking form of a blocking-only algorithm...) falls back to the
  *      collective's first registered algorithm that fits, which is always a safe general one.
@@ -349,7 +349,6 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
         return fallback(a, blocking);
     }
     empi_coll_comm_t *cc = empi_coll_comm(a->comm);
-    long ppn = cc ? cc->max_ppn : 1;
     long long bytes = empi_coll_msg_bytes(a);
     /* one-entry cache per collective and communicator; ops and types can change what applies, so
        only calls whose restrictions are all met reuse it */
@@ -361,8 +360,8 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
     }
     /* first matching rule whose algorithm applies to this call */
     alg = NULL;
-    for (int i = empi_tune_match(&table, 0, a->coll, a->comm->size, ppn, bytes); i >= 0 && !alg;
-         i = empi_tune_match(&table, i + 1, a->coll, a->comm->size, ppn, bytes)) {
+    empi_tune_key_t key = {a->coll, a->comm->size, cc ? cc->max_ppn : 1, cc ? cc->ranks_per_cpu : 1, bytes};
+    for (int i = empi_tune_match(&table, 0, &key); i >= 0 && !alg; i = empi_tune_match(&table, i + 1, &key)) {
         alg = find_alg(a->coll, table.rules[i].alg);
         if (alg && empi_coll_alg_violates(alg, a, blocking))
             alg = NULL;
@@ -370,6 +369,9 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
     if (!alg)
         alg = fallback(a, blocking);
     if (cc && alg) {
+        if (EMPI_UNLIKELY(empi_tunables.debug >= 1) && a->comm->rank == 0 && cc->sel_alg[a->coll] != alg)
+            fprintf(stderr, "EtherMPI: %s on %d ranks (%d per host, %d per CPU), %lld bytes: %s\n",
+                    empi_coll_name(a->coll), a->comm->size, cc->max_ppn, cc->ranks_per_cpu, bytes, alg->name);
         cc->sel_alg[a->coll] = alg;
         cc->sel_bytes[a->coll] = bytes;
         cc->sel_blocking[a->coll] = blocking;

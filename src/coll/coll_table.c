@@ -2,7 +2,7 @@
  * Tuning tables: text, one rule per line, first match wins.
  *
  *   # comment
- *   <collective> <comm_size> <ranks_per_node> <message_bytes> <algorithm>
+ *   <collective> <comm_size> <ranks_per_node> <message_bytes> [<ranks_per_cpu>] <algorithm>
  *
  * Each range column is "*", "N", "LO-HI" (inclusive) or "LO-" (open); message sizes accept k, m
  * and g suffixes (powers of 1024). The built-in table is share/tuning/ethermpi-default.tuning,
@@ -111,21 +111,16 @@ int empi_tune_parse(const char *text, empi_tune_table_t *t, char *err, size_t er
         char *hash = strchr(buf, '#');
         if (hash)
             *hash = 0;
-        char *tok[6];
+        char *tok[7];   /* one more than a rule has, to see an extra column */
         int nt = 0;
-        for (char *w = buf; *w && nt < 6;) {
-            while (*w == ' ' || *w == '\t' || *w == '\r')
-                *w++ = 0;
-            if (!*w)
-                break;
+        char *save = NULL;
+        for (char *w = strtok_r(buf, " \t\r", &save); w && nt < 7; w = strtok_r(NULL, " \t\r", &save))
             tok[nt++] = w;
-            while (*w && *w != ' ' && *w != '\t' && *w != '\r')
-                w++;
-        }
         if (nt == 0)
             continue;
-        if (nt != 5) {
-            snprintf(err, errlen, "expected 5 columns (collective comm_size ranks_per_node bytes algorithm)");
+        if (nt != 5 && nt != 6) {
+            snprintf(err, errlen, "expected 5 or 6 columns (collective comm_size ranks_per_node bytes "
+                                  "[ranks_per_cpu] algorithm)");
             return lineno;
         }
         empi_tune_rule_t r;
@@ -152,11 +147,22 @@ int empi_tune_parse(const char *text, empi_tune_table_t *t, char *err, size_t er
             snprintf(err, errlen, "bad message size range '%s'", tok[3]);
             return lineno;
         }
-        if (strlen(tok[4]) >= sizeof r.alg) {
+        r.rpc_lo = 0;
+        r.rpc_hi = -1;
+        if (nt == 6) {
+            if (parse_range(tok[4], &lo, &hi)) {
+                snprintf(err, errlen, "bad ranks_per_cpu range '%s'", tok[4]);
+                return lineno;
+            }
+            r.rpc_lo = (long)lo;
+            r.rpc_hi = (long)hi;
+        }
+        const char *alg = tok[nt - 1];
+        if (strlen(alg) >= sizeof r.alg) {
             snprintf(err, errlen, "algorithm name too long");
             return lineno;
         }
-        strcpy(r.alg, tok[4]);
+        strcpy(r.alg, alg);
         if (t->n == t->cap) {
             int cap = t->cap ? t->cap * 2 : 32;
             empi_tune_rule_t *nr = realloc(t->rules, (size_t)cap * sizeof *nr);
@@ -177,19 +183,19 @@ static int in_range(long long v, long long lo, long long hi)
     return v >= lo && (hi < 0 || v <= hi);
 }
 
-int empi_tune_match(const empi_tune_table_t *t, int from, int coll, long np, long ppn, long long bytes)
+int empi_tune_match(const empi_tune_table_t *t, int from, const empi_tune_key_t *k)
 {
     for (int i = from < 0 ? 0 : from; i < t->n; i++) {
         const empi_tune_rule_t *r = &t->rules[i];
-        if (r->coll == coll && in_range(np, r->np_lo, r->np_hi) && in_range(ppn, r->ppn_lo, r->ppn_hi) &&
-            in_range(bytes, r->bytes_lo, r->bytes_hi))
+        if (r->coll == k->coll && in_range(k->np, r->np_lo, r->np_hi) && in_range(k->ppn, r->ppn_lo, r->ppn_hi) &&
+            in_range(k->bytes, r->bytes_lo, r->bytes_hi) && in_range(k->rpc, r->rpc_lo, r->rpc_hi))
             return i;
     }
     return -1;
 }
 
-const char *empi_tune_lookup(const empi_tune_table_t *t, int coll, long np, long ppn, long long bytes)
+const char *empi_tune_lookup(const empi_tune_table_t *t, const empi_tune_key_t *key)
 {
-    int i = empi_tune_match(t, 0, coll, np, ppn, bytes);
+    int i = empi_tune_match(t, 0, key);
     return i < 0 ? NULL : t->rules[i].alg;
 }

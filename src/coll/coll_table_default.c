@@ -3,7 +3,8 @@
 
 const char empi_tune_default_text[] =
     "# EtherMPI default collective tuning table (format: docs/COLLECTIVES.md).\n"
-    "# Columns: collective  comm_size  ranks_per_node  message_bytes  algorithm\n"
+    "# Columns: collective  comm_size  ranks_per_node  message_bytes  [ranks_per_cpu]  algorithm\n"
+    "# ranks_per_cpu (optional, default *) above 1 means ranks take turns on the host's CPUs.\n"
     "# A range is \"lo-hi\" (inclusive), \"lo-\" (no upper bound), a single value, or \"*\" (anything).\n"
     "# Sizes take k/m/g suffixes (powers of 1024). The first matching line wins; a collective with no\n"
     "# matching line whose algorithm applies to the call uses its first registered algorithm; a line\n"
@@ -59,9 +60,11 @@ const char empi_tune_default_text[] =
     "reduce_scatter_block  3-64   2-       *        shm\n"
     "reduce_scatter_block  2      2        0-256    shm\n"
     "reduce_scatter_block  *      *        *        pairwise\n"
+    "scan                  3-     *        *        2-    linear    # one wakeup per rank, in order\n"
     "scan                  2      2        4097-16k recursive_doubling\n"
     "scan                  2-8    *        *        linear\n"
     "scan                  *      *        *        recursive_doubling\n"
+    "exscan                3-     *        *        2-    linear\n"
     "exscan                2      2        4097-16k recursive_doubling\n"
     "exscan                2-8    *        *        linear\n"
     "exscan                *      *        *        recursive_doubling\n";

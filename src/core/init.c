@@ -1,5 +1,4 @@
 /* MPI_Init and MPI_Finalize: bring the layers up bottom to top and down top to bottom. */
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "core/tunables.h"
 #include "datatype/datatype.h"
 #include "pt2pt/pt2pt.h"
+#include "runtime/cpu_census.h"
 #include "transport/net_select.h"
 #include "transport/transport.h"
 
@@ -28,15 +28,6 @@ void empi_transports_select(void);
 #define EMPI_MAX_TRANSPORTS 4
 static empi_transport_t *active_transports[EMPI_MAX_TRANSPORTS];
 static int nactive;
-
-static int count_usable_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
 
 static void init_lock(void)
 {
@@ -125,12 +116,19 @@ static int layers_up(void)
     empi_tunables_load();
     if (empi_boot_init(&empi_g.boot) != 0)
         return MPI_ERR_OTHER;
-    empi_g.oversubscribed = empi_g.boot.local_size > count_usable_cpus();
+    /* Before our own binding narrows the CPU sets; an unreadable census leaves the local guess. */
+    int census_ok = empi_cpu_census_take(&empi_g.boot) == 0;
+    empi_g.oversubscribed = census_ok ? empi_cpu_census_ranks_per_cpu(empi_g.boot.node_id) > 1
+                                      : empi_g.boot.local_size > empi_cpu_census_usable();
     if (empi_tunables.hostname[0])
         snprintf(empi_g.processor_name, sizeof empi_g.processor_name, "%s", empi_tunables.hostname);
     else if (gethostname(empi_g.processor_name, sizeof empi_g.processor_name) != 0)
         strcpy(empi_g.processor_name, "localhost");
     empi_g.processor_name[sizeof empi_g.processor_name - 1] = '\0';
+    if (empi_tunables.debug >= 1 && empi_g.boot.local_rank == 0)
+        fprintf(stderr, "EtherMPI: %s: %d ranks of the job on %d CPUs (%d per CPU)%s\n", empi_g.processor_name,
+                empi_g.boot.local_size, empi_cpu_census_cpus(empi_g.boot.node_id),
+                empi_cpu_census_ranks_per_cpu(empi_g.boot.node_id), empi_g.oversubscribed ? ": oversubscribed" : "");
     empi_bind_apply(empi_g.boot.rank, empi_g.boot.local_rank, empi_g.boot.local_size, empi_g.processor_name);
     if (empi_datatype_init() != MPI_SUCCESS || start_transports() != 0 || empi_pt2pt_init() != MPI_SUCCESS ||
         empi_comm_boot_init() != MPI_SUCCESS)
@@ -198,6 +196,7 @@ void empi_instance_release(void (*quiesced)(void))
         empi_unlock();
         empi_g.thread_multiple = 0;
         empi_boot_finalize();
+        empi_cpu_census_free();
     } else if (quiesced) {
         quiesced();
     }

@@ -13,6 +13,12 @@ static int failures;
         }                                                                \
     } while (0)
 
+static const char *lookup(const empi_tune_table_t *t, int coll, long np, long ppn, long long bytes, long rpc)
+{
+    empi_tune_key_t key = {coll, np, ppn, rpc, bytes};
+    return empi_tune_lookup(t, &key);
+}
+
 static int bad_line(const char *text)
 {
     empi_tune_table_t t;
@@ -29,7 +35,7 @@ int main(void)
     /* the built-in table parses and answers for every collective */
     EXPECT(empi_tune_parse(empi_tune_default_text, &t, err, sizeof err) == 0);
     for (int c = 0; c < EMPI_COLL_COUNT; c++)
-        EXPECT(empi_tune_lookup(&t, c, 4, 4, 8) != NULL);
+        EXPECT(lookup(&t, c, 4, 4, 8, 1) != NULL);
     empi_tune_free(&t);
 
     const char *text =
@@ -41,22 +47,41 @@ int main(void)
         "bcast     5-    2-8   64k-1m  fourth\n";
     EXPECT(empi_tune_parse(text, &t, err, sizeof err) == 0);
     EXPECT(t.n == 4);
-    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 2, 1, 0), "first"));
-    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1024), "first"));   /* inclusive */
-    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1025), "second"));
-    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 8, 1, 5), "third"));
-    EXPECT(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 9, 1, 5) == NULL);
-    EXPECT(empi_tune_lookup(&t, EMPI_COLL_ALLREDUCE, 2, 0, 5) == NULL);               /* ppn 0 < 1 */
-    EXPECT(!strcmp(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 8, 1 << 20), "fourth"));
-    EXPECT(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 9, 1 << 20) == NULL);
-    EXPECT(empi_tune_lookup(&t, EMPI_COLL_BCAST, 5, 8, (1 << 20) + 1) == NULL);
-    EXPECT(empi_tune_lookup(&t, EMPI_COLL_SCAN, 5, 8, 1) == NULL);
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_ALLREDUCE, 2, 1, 0, 1), "first"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1024, 1), "first"));   /* inclusive */
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_ALLREDUCE, 4, 64, 1025, 1), "second"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_ALLREDUCE, 8, 1, 5, 1), "third"));
+    EXPECT(lookup(&t, EMPI_COLL_ALLREDUCE, 9, 1, 5, 1) == NULL);
+    EXPECT(lookup(&t, EMPI_COLL_ALLREDUCE, 2, 0, 5, 1) == NULL);               /* ppn 0 < 1 */
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_BCAST, 5, 8, 1 << 20, 1), "fourth"));
+    EXPECT(lookup(&t, EMPI_COLL_BCAST, 5, 9, 1 << 20, 1) == NULL);
+    EXPECT(lookup(&t, EMPI_COLL_BCAST, 5, 8, (1 << 20) + 1, 1) == NULL);
+    EXPECT(lookup(&t, EMPI_COLL_SCAN, 5, 8, 1, 1) == NULL);
+    empi_tune_free(&t);
+
+    /* the optional ranks_per_cpu column: absent means any */
+    const char *crowded =
+        "scan 3- * * 2-  chain\n"
+        "scan *  * * 1   tree_alone\n"
+        "scan *  * *     tree\n";
+    EXPECT(empi_tune_parse(crowded, &t, err, sizeof err) == 0);
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 16, 16, 8, 2), "chain"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 16, 16, 8, 8), "chain"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 16, 16, 8, 1), "tree_alone"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 2, 2, 8, 2), "tree"));
+    empi_tune_free(&t);
+    /* the built-in table keeps the chain for many ranks taking turns on cores */
+    EXPECT(empi_tune_parse(empi_tune_default_text, &t, err, sizeof err) == 0);
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 16), "linear"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_EXSCAN, 32, 32, 8, 16), "linear"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 1), "recursive_doubling"));
     empi_tune_free(&t);
 
     /* errors name the line */
     EXPECT(bad_line("allreduce * * * ring\nfrobnicate * * * x\n") == 2);
     EXPECT(bad_line("allreduce * * *\n") == 1);
-    EXPECT(bad_line("allreduce * * * ring extra\n") == 1);
+    EXPECT(bad_line("allreduce * * * ring extra\n") == 1);      /* 'ring' is no ranks_per_cpu range */
+    EXPECT(bad_line("allreduce * * * 2- ring extra\n") == 1);
     EXPECT(bad_line("allreduce 4-2 * * ring\n") == 1);
     EXPECT(bad_line("allreduce x * * ring\n") == 1);
     EXPECT(bad_line("allreduce * * 1q ring\n") == 1);
