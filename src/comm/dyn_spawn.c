@@ -6,10 +6,11 @@
  * this library). The children connect back from MPI_Init (empi_dyn_init) and the two groups meet
  * as in accept/connect. If the launcher ends before anyone connects (no such program, a child that
  * crashed), the spawn fails with MPI_ERR_SPAWN instead of waiting forever. The parent's
- * MPI_Finalize waits for the jobs it started, so a job ends only when everything it spawned did.
- * A spawned job that fails while still connected takes the parent down; once the spawn's
- * intercommunicator is disconnected the two are independent (MPI 4.1, 11.10.4) and its exit
- * status is only collected.
+ * MPI_Finalize waits for the jobs it started that are still connected; the process waits for the
+ * others when it exits, so a job ends only when everything it spawned did (the launcher dies with
+ * its parent). A spawned job that fails while still connected takes the parent down; once the
+ * spawn's intercommunicator is disconnected the two are independent (MPI 4.1, 11.10.4: MPI_Finalize
+ * is collective over connected processes only) and its exit status is only collected.
  */
 #include "comm/dyn.h"
 #include "comm/intercomm.h"
@@ -19,6 +20,7 @@
 #include "core/progress.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -403,18 +405,40 @@ void empi_dyn_disconnected(const empi_comm_t *c)
             launched[i].independent = 1;
 }
 
+static int connected_launched(void)
+{
+    int n = 0;
+    for (int i = 0; i < nlaunched; i++)
+        n += !launched[i].independent;
+    return n;
+}
+
+/* At exit: the disconnected jobs still running would die with us (PR_SET_PDEATHSIG). */
+static void wait_disconnected(void)
+{
+    for (int i = 0; i < nlaunched; i++)
+        while (waitpid(launched[i].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    free(launched);
+    launched = NULL;
+    nlaunched = 0;
+}
+
 void empi_dyn_finalize(void)
 {
-    /* The spawned jobs end after their MPI_Finalize; keep answering them until then. */
+    /* The connected spawned jobs end after their MPI_Finalize; keep answering them until then. */
     int idle = 0;
-    while (nlaunched) {
+    while (connected_launched()) {
         reap_launched();
         if (empi_progress_poll() == 0)
             empi_progress_idle(&idle);
     }
-    free(launched);
-    launched = NULL;
-    nlaunched = 0;
+    reap_launched();
+    static int at_exit_registered;
+    if (nlaunched && !at_exit_registered)
+        at_exit_registered = atexit(wait_disconnected) == 0;
+    if (!nlaunched || !at_exit_registered)
+        wait_disconnected();
     empi_dyn_parent = NULL;
     empi_dyn_names_finalize();
 }
