@@ -40,7 +40,8 @@ int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out)
     if (h == MPI_COMM_NULL)
         return empi_err_noobj(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", fname);
     if (!empi_is_initialized() && (h == MPI_COMM_WORLD || h == MPI_COMM_SELF))
-        return empi_err_noobj(MPI_ERR_COMM, "%s: MPI is not initialized", fname);
+        return empi_err_noobj(MPI_ERR_COMM, "%s: MPI is %s", fname,
+                              empi_not_running_text());
     return empi_err_noobj(MPI_ERR_COMM, "%s: invalid communicator %p (freed or never created)", fname, (void *)h);
 }
 

@@ -23,6 +23,12 @@ typedef struct empi_global {
 
 extern empi_global_t empi_g;
 
+/* Why MPI cannot be used now, for error messages: "not initialized" or "already finalized". */
+static inline const char *empi_not_running_text(void)
+{
+    return atomic_load(&empi_g.state) == EMPI_STATE_FINALIZED ? "already finalized" : "not initialized";
+}
+
 /*
  * One recursive lock serializes the library under MPI_THREAD_MULTIPLE; waits release it while they
  * yield so other threads progress. Recursive because user callbacks (error handlers, attribute

@@ -253,7 +253,8 @@ EMPI_WEAK_ALIAS(Finalize)
 int PMPI_Finalize(void)
 {
     if (!empi_is_initialized())
-        return empi_err_noobj(MPI_ERR_OTHER, "MPI_Finalize: MPI is not initialized");
+        return empi_err_noobj(MPI_ERR_OTHER, "MPI_Finalize: MPI is %s",
+                              empi_not_running_text());
     empi_lock();
     empi_dyn_finalize();
     /* MPI_COMM_SELF's delete callbacks run first, while MPI is still fully usable (MPI 4.1 §11.2.4). */

@@ -17,11 +17,12 @@ typedef struct empi_boot_ops {
 extern const empi_boot_ops_t empi_boot_launcher_ops;
 extern const empi_boot_ops_t empi_boot_singleton_ops;
 
-/* Exit status for an abort: the code's low byte, but never 0 (an abort is a failure). */
+/* Exit status for an abort: the code's low byte; 0 only for the code 0 (MPI_Abort(comm, 0) stops a
+   job that is done, as in MPICH and Open MPI), never for another code. */
 static inline int empi_boot_abort_status(int errorcode)
 {
     int status = errorcode & 0xff;
-    return status ? status : 1;
+    return status || errorcode == 0 ? status : 1;
 }
 
 #endif

@@ -210,6 +210,50 @@ static int mode_sleep(void)
     return 0;
 }
 
+/* Lines forever (a job whose output goes to `head -1`). */
+static int mode_chatter(void)
+{
+    start();
+    for (unsigned long i = 0; printf("line %lu of rank %d\n", i, info.rank) > 0; i++)
+        ;
+    return 0;
+}
+
+static volatile sig_atomic_t got_signal;
+static void note_signal(int sig)
+{
+    got_signal = sig;
+}
+
+/* Waits for SIGUSR1 or SIGUSR2 from the launcher, says which, and finishes normally. */
+static int mode_usr(void)
+{
+    signal(SIGUSR1, note_signal);
+    signal(SIGUSR2, note_signal);
+    start();
+    CHECK(empi_boot_fence() == 0, "fence");
+    printf("ready %d\n", info.rank);
+    fflush(stdout);
+    while (!got_signal)
+        pause();
+    printf("rank %d got signal %d\n", info.rank, (int)got_signal);
+    fflush(stdout);
+    finish();
+    return 0;
+}
+
+/* Rank `who` exits 0 without contacting the launcher; the others start and wait in a fence. */
+static int mode_preinit(int who)
+{
+    const char *r = getenv("EMPI_RANK");
+    if (r && atoi(r) == who)
+        return 0;
+    start();
+    CHECK(empi_boot_fence() == 0, "fence");
+    finish();
+    return 0;
+}
+
 /* Many long lines through a fully buffered stdout, so writes cut lines anywhere. */
 static int mode_lines(int nlines, int len)
 {
@@ -309,8 +353,11 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "cwd"))       return mode_cwd();
     if (!strcmp(mode, "exitcode"))  return mode_exitcode(a, b);
     if (!strcmp(mode, "singleton")) return mode_singleton();
+    if (!strcmp(mode, "chatter"))   return mode_chatter();
+    if (!strcmp(mode, "usr"))       return mode_usr();
+    if (!strcmp(mode, "preinit"))   return mode_preinit(a);
     fprintf(stderr, "usage: boot_test kv [nkeys] | cookie | crash | noexit CODE | abort CODE |"
                     " sleep | stubborn | lines N LEN | stdin | env NAME... | exitcode RANK CODE |"
-                    " singleton\n");
+                    " singleton | chatter | usr | preinit RANK\n");
     return 64;
 }

@@ -1,12 +1,14 @@
 /* Rank lifecycle and job teardown. The rules:
  *  - a rank killed by a signal, or exiting before empi_boot_finalize, ends the job
  *    (exit 128+signal, or its exit code; 1 if that code was 0);
- *  - a program that never contacted the bootstrap (not an MPI program) may exit 0;
- *  - MPI_Abort ends the job with the abort code;
+ *  - a program that never contacted the bootstrap (not an MPI program) may exit 0, unless
+ *    another rank did: that one would wait in MPI_Init for it forever;
+ *  - MPI_Abort ends the job with the abort code's low byte (1 if that is 0 but the code not);
  *  - otherwise mpiexec exits with the first non-zero exit code of any rank.
  * Teardown sends SIGTERM (or the signal mpiexec received) to every rank's process
  * group and SIGKILL to whatever is left after a grace period. */
 #include "mpiexec.h"
+#include "runtime/bootstrap_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +72,21 @@ void job_interrupt(int sig)
     begin_teardown(128 + sig, sig);
 }
 
+/* Our stdout or stderr has no reader any more: end the job quietly with the status a process
+   killed by SIGPIPE has, as a command in a pipeline whose reader left would. */
+void job_output_closed(void)
+{
+    if (!job.ending)
+        begin_teardown(128 + SIGPIPE, SIGTERM);
+}
+
+/* SIGUSR1 and SIGUSR2 are the user's to send to the program (checkpointing, dumping state). */
+void job_forward_signal(int sig)
+{
+    if (!job.ending)
+        job_kill_all(sig);
+}
+
 void job_check_deadlines(double now)
 {
     if (job.ending && job.kill_deadline > 0 && now >= job.kill_deadline) {
@@ -78,9 +95,34 @@ void job_check_deadlines(double now)
     }
 }
 
+/* A rank that exited 0 without ever contacting the bootstrap, or -1. */
+static int exited_outside_mpi(void)
+{
+    for (int r = 0; r < job.nprocs; r++) {
+        const rank_proc_t *rp = &job.ranks[r];
+        if (rp->exited && !rp->connected && WIFEXITED(rp->wait_status) && WEXITSTATUS(rp->wait_status) == 0)
+            return r;
+    }
+    return -1;
+}
+
+static int any_connected(void)
+{
+    for (int r = 0; r < job.nprocs; r++)
+        if (job.ranks[r].connected)
+            return 1;
+    return 0;
+}
+
+static const char *describe(int rank);
+
 void job_rank_connected(int rank)
 {
     job.ranks[rank].connected = 1;
+    int gone = exited_outside_mpi();
+    if (gone >= 0)
+        job_end(1, "%s exited with code 0 without calling MPI_Init, which rank %d called; ending the job",
+                describe(gone), rank);
 }
 
 void job_rank_finalized(int rank)
@@ -93,8 +135,7 @@ void job_rank_aborted(int rank, int code, const char *msg)
     if (job.ending)
         return;
     fprintf(stderr, "mpiexec: rank %d called MPI_Abort(%d): %s\n", rank, code, msg);
-    int status = code & 0xff;
-    begin_teardown(status ? status : 1, SIGTERM);
+    begin_teardown(empi_boot_abort_status(code), SIGTERM);
 }
 
 /* "rank 3 (pid 42)", with " on host NAME" for a rank on another host. */
@@ -126,6 +167,11 @@ void job_rank_exited(int rank, int wait_status)
         return;
     }
     int code = WEXITSTATUS(wait_status);
+    if (!rp->finalized && !rp->connected && code == 0 && any_connected()) {
+        job_end(1, "%s exited with code 0 without calling MPI_Init, which other ranks called; ending the job",
+                describe(rank));
+        return;
+    }
     if (!rp->finalized && (code != 0 || rp->connected)) {
         job_end(code ? code : 1, "%s exited with code %d before MPI_Finalize; ending the job",
                 describe(rank), code);

@@ -156,6 +156,8 @@ static void handle_signals(int sfd)
     while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
         if (si.ssi_signo == SIGCHLD)
             reap_children();
+        else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2)
+            job_forward_signal((int)si.ssi_signo);
         else
             job_interrupt((int)si.ssi_signo);
     }
@@ -382,8 +384,16 @@ static int resolve_app(app_context_t *app)
         close(here);
     }
     if (!app->program_path) {
-        fprintf(stderr, "mpiexec: cannot find executable '%s'\n", app->argv[0]);
-        return 127;
+        /* A path to something that is there but cannot run says why, as a shell would. */
+        struct stat st;
+        const char *name = app->argv[0];
+        int there = strchr(name, '/') && stat(name, &st) == 0;
+        if (there)
+            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", name,
+                    S_ISDIR(st.st_mode) ? "is a directory" : "permission denied (not executable)");
+        else
+            fprintf(stderr, "mpiexec: cannot find executable '%s'\n", name);
+        return there ? 126 : 127;
     }
     return 0;
 }
@@ -450,6 +460,8 @@ int main(int argc, char **argv)
     sigaddset(&handled, SIGTERM);
     sigaddset(&handled, SIGHUP);
     sigaddset(&handled, SIGQUIT);
+    sigaddset(&handled, SIGUSR1);
+    sigaddset(&handled, SIGUSR2);
     sigprocmask(SIG_BLOCK, &handled, &ctx.child_sigmask);
     int sfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
 

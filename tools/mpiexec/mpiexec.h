@@ -164,6 +164,8 @@ void job_rank_aborted(int rank, int code, const char *msg);
 void job_end(int exit_code, const char *why_fmt, ...) __attribute__((format(printf, 2, 3)));
 /* mpiexec itself got `sig`: forward it to the ranks and end with 128+sig. */
 void job_interrupt(int sig);
+void job_output_closed(void);        /* stdout/stderr reader gone: end like a pipeline */
+void job_forward_signal(int sig);    /* SIGUSR1/SIGUSR2 to every rank */
 void job_rank_exited(int rank, int wait_status);
 void job_kill_all(int sig);
 /* Called from the loop: SIGKILL the stragglers once the grace period is over. */

@@ -1,6 +1,8 @@
 /* Forwarding of rank output. mpiexec is the only writer of its stdout/stderr and
  * writes whole lines with a single write_all, so lines of different ranks can never
- * be mixed; partial lines wait in the rank's buffer until their newline (or EOF). */
+ * be mixed; partial lines wait in the rank's buffer until their newline (or EOF, or
+ * MAX_PARTIAL_LINE bytes). Untagged output passes byte for byte (a last line without a
+ * newline stays without one); tagged output ends every piece with a newline. */
 #include "mpiexec.h"
 
 #include <errno.h>
@@ -31,8 +33,12 @@ static void write_all(int fd, const char *p, size_t len)
         ssize_t n = write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EPIPE && (fd == 1 || fd == 2)) {
+            job_output_closed(); /* `mpiexec ... | head`: end as a pipeline would */
+            return;
+        }
         if (n <= 0)
-            return; /* reader gone (EPIPE): drop output, keep managing the job */
+            return;
         p += n;
         len -= (size_t)n;
     }
@@ -197,7 +203,7 @@ static void emit(const char *p, size_t len, int rank, int dest, int add_newline)
 void output_flush_tail(line_buffer_t *lb, int rank, int dest)
 {
     if (lb->len)
-        emit(lb->data, lb->len, rank, dest, 1);
+        emit(lb->data, lb->len, rank, dest, tagging);
     lb->len = 0;
 }
 

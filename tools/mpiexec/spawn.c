@@ -54,8 +54,12 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
         close(err_w);
 
     /* mpiexec ignores SIGPIPE and blocks the signals it reads via signalfd; both
-     * would otherwise survive exec and change how the program behaves. */
+     * would otherwise survive exec and change how the program behaves. A shell without job
+     * control starts `mpiexec ... &` with SIGINT and SIGQUIT ignored: the signals mpiexec
+     * forwards to end the job must reach the ranks. */
     signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
     sigprocmask(SIG_SETMASK, &ctx->child_sigmask, NULL);
 
     const app_context_t *app = &ctx->apps[pl->appnum];
