@@ -1,5 +1,5 @@
 # An mpiexec started by a rank of another job through $EMPI_MPIEXEC (as MPI_Comm_spawn will do)
-# runs a job of its own: a fresh jobid, its own world, appnums and universe, none of the outer
+# runs a job of its own: a fresh jobid (the outer one and 8 more digits), its own world, appnums and universe, none of the outer
 # rank's EMPI_* variables in the way, and nothing left behind.
 #   bash nested.sh MPIEXEC BOOT_TEST MPMD_TEST
 source "$(dirname "$0")/common.sh"
@@ -29,6 +29,9 @@ outer=$(sed -n 's/^\[0\] outer rank 0 appnum 0 jobid //p' "$WORK/out")
 expect_in out "^\[1\] outer rank 1 appnum 1 jobid $outer\$"
 ids=$( (echo "$outer"; sed -n 's/^\[[01]\] jobid //p' "$WORK/out") | sort -u | wc -l)
 [ "$ids" -eq 3 ] || fail "jobids of the outer job and the two inner ones are not all different"
+# An inner jobid extends the outer one, so the outer cleanup of /dev/shm/empi-<outer>* covers it.
+[ "$(sed -n 's/^\[[01]\] jobid //p' "$WORK/out" | grep -vc "^$outer[0-9a-f]\{8\}\$")" -eq 0 ] ||
+    fail "an inner jobid does not begin with the outer one, $outer"
 sleep 0.1
 [ -z "$(leftover_pids)" ] || fail "processes left: $(leftover_pids)"
 no_socket "$outer"

@@ -49,6 +49,20 @@ static int random_hex(char *out, size_t nbytes)
     return 0;
 }
 
+/* 16 random hex digits; for a job started from inside another (MPI_Comm_spawn, or mpiexec in a
+   rank's script), the outer job's first 16 followed by 8 random ones: the outer mpiexec's cleanup
+   of /dev/shm/empi-<its jobid>* then also takes what an inner job left when it was killed before
+   it could clean up (the outer teardown ends with SIGKILL to the whole process group). */
+static int new_jobid(char out[25])
+{
+    const char *outer = getenv("EMPI_JOBID");
+    if (outer && strlen(outer) >= 16 && strspn(outer, "0123456789abcdef") >= 16) {
+        memcpy(out, outer, 16);
+        return random_hex(out + 16, 4);
+    }
+    return random_hex(out, 8);
+}
+
 static int is_executable_file(const char *path)
 {
     struct stat st;
@@ -465,8 +479,8 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &handled, &ctx.child_sigmask);
     int sfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
 
-    char jobid[17], cookie[33], socket_name[32] = "", addr[170];
-    if (sfd < 0 || random_hex(jobid, 8) != 0 || random_hex(cookie, 16) != 0) {
+    char jobid[25], cookie[33], socket_name[32] = "", addr[170];
+    if (sfd < 0 || new_jobid(jobid) != 0 || random_hex(cookie, 16) != 0) {
         fprintf(stderr, "mpiexec: cannot set up (signalfd or /dev/urandom): %s\n",
                 strerror(errno));
         return 1;
