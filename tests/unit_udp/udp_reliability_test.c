@@ -301,6 +301,27 @@ static void test_sack_fast_retransmit(void)
     small_packets = 0;
 }
 
+/* The last five segments of a burst lost: the timer resends the oldest, and once that arrives the
+   other four, sent before it, are known lost and resent at once (not one timeout each). */
+static void test_tail_loss(void)
+{
+    setup(1000, 1000, 1024 * 1024);
+    for (int k = 0; k < 5; k++)
+        sim.drop_seq_once[k] = 1005 + k;
+    sim.ndrop_seq = 5;
+    small_packets = 1;
+    for (long i = 0; i < 10; i++)
+        CHECK(try_send(0, i) == EMPI_OK);
+    CHECK(sim.dropped == 5);
+    for (int round = 0; round < 400 && rcv[1].delivered < 10; round++) {
+        pump_links();
+        tick(5000);
+    }
+    CHECK(rcv[1].delivered == 10);
+    CHECK(eng[0].n_timeouts == 1 && eng[0].n_retx == 5);
+    small_packets = 0;
+}
+
 /*
  * Every segment in flight held by the receiver and only its cumulative ack missing: the timeout
  * has nothing to resend, so it must ask for the ack. The state arises when the receiver answers
@@ -457,6 +478,7 @@ int main(void)
     test_loss(20, 0);
     test_loss(50, 0x7FFFFFF0u);
     test_sack_fast_retransmit();
+    test_tail_loss();
     test_lost_ack_of_held_segments();
     test_reorder_buffer();
     test_duplicates_and_reordering();

@@ -95,7 +95,7 @@ void udp_rx_fill_ack(udp_engine_t *e, udp_conn_t *c, udp_hdr_t *h)
     udp_rx_t *rx = &c->rx;
     uint64_t sack = 0;
     if (rx->held)
-        for (uint32_t i = 0; i < 64; i++) {
+        for (uint32_t i = 0; i < UDP_SACK_BITS; i++) {
             const udp_rxslot_t *slot = &rx->slots[(rx->nxt + 1 + i) & UDP_RX_MASK];
             if (slot->data && slot->seq == rx->nxt + 1 + i)
                 sack |= (uint64_t)1 << i;

@@ -223,11 +223,10 @@ static void rtt_sample(udp_engine_t *e, udp_tx_t *tx, uint64_t r)
     set_rto(e, tx);
 }
 
-/* Mark the segments the receiver reports holding; returns one past the newest, or una if none. */
-static uint32_t apply_sack(udp_tx_t *tx, uint32_t ack, uint64_t sack, const udp_txseg_t **fresh)
+/* Mark the segments the receiver reports holding. */
+static void apply_sack(udp_tx_t *tx, uint32_t ack, uint64_t sack, const udp_txseg_t **fresh)
 {
-    uint32_t high = tx->una;
-    for (int i = 0; i < 64 && (sack >> i); i++) {
+    for (int i = 0; i < UDP_SACK_BITS && (sack >> i); i++) {
         uint32_t s = ack + 1 + (uint32_t)i;
         if (!((sack >> i) & 1) || udp_seq_lt(s, tx->una) || !udp_seq_lt(s, tx->snd))
             continue;
@@ -237,9 +236,7 @@ static uint32_t apply_sack(udp_tx_t *tx, uint32_t ack, uint64_t sack, const udp_
             note_arrived(tx, seg, s);
         }
         seg->sacked = 1;
-        high = s + 1;
     }
-    return high;
 }
 
 void udp_tx_on_ack(udp_engine_t *e, udp_conn_t *c, uint32_t ack, uint64_t sack, uint16_t wnd)
@@ -268,14 +265,18 @@ void udp_tx_on_ack(udp_engine_t *e, udp_conn_t *c, uint32_t ack, uint64_t sack, 
         tx->cwnd = tx->cwnd + n < tx->wnd_max ? tx->cwnd + n : tx->wnd_max;
         set_rto(e, tx); /* progress again: undo the backoff */
     }
-    uint32_t high = sack ? apply_sack(tx, ack, sack, &fresh) : tx->una;
+    if (sack)
+        apply_sack(tx, ack, sack, &fresh);
     if (fresh && fresh->ntx == 1)
         rtt_sample(e, tx, e->now - fresh->last_tx);
     if (advanced || fresh)
         arm_timer(e, tx);
-    /* A hole below a held segment is lost once something sent after it has arrived. */
-    if (udp_seq_lt(tx->una, high))
-        resend_if(e, c, tx->una, high, overtaken, 0);
+    /* A segment is lost once something sent after it has arrived: a hole below a held segment, and
+       also the tail of a burst behind a retransmission that arrived (else each segment of a lost
+       tail waited for a timer of its own, doubling each time: seconds at 10% loss). Only as far
+       as the acknowledgement can tell what arrived. */
+    uint32_t horizon = tx->una + UDP_SACK_BITS + 1;
+    resend_if(e, c, tx->una, udp_seq_lt(horizon, tx->snd) ? horizon : tx->snd, overtaken, 0);
     udp_tx_pump(e, c);
 }
 

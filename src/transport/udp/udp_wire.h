@@ -28,6 +28,8 @@ typedef struct udp_hdr {
     uint64_t sack;    /* bit i set: datagram ack + 1 + i of the reverse stream has arrived */
 } udp_hdr_t;
 
+#define UDP_SACK_BITS 64   /* datagrams past the cumulative ack an ack can report */
+
 _Static_assert(sizeof(udp_hdr_t) == 32, "the UDP header is 32 bytes on the wire");
 
 /* IPv4 and UDP headers in front of our datagram: payload = MTU - 28. */
