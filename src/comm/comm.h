@@ -50,8 +50,13 @@ typedef struct empi_comm {
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
 
-/* Largest tag (the MPI_TAG_UB attribute): any non-negative int works on every transport. */
-#define EMPI_TAG_UB 0x7fffffff
+/* Largest tag (the MPI_TAG_UB attribute). 2^29 - 1 so that internal traffic can mirror every user
+   tag into the negative tags no user receive matches (partitioned channel set-up, comm_create_group)
+   with room to spare; MPICH's bound is lower still. */
+#define EMPI_TAG_UB 0x1fffffff
+
+/* A user tag: 0..MPI_TAG_UB, or MPI_ANY_TAG where `wildcard_ok` (receives, probes). Raises on c. */
+int empi_comm_check_tag(empi_comm_t *c, const char *fn, int tag, int wildcard_ok);
 
 extern empi_comm_t empi_comm_world, empi_comm_self;
 
@@ -87,11 +92,11 @@ void empi_comm_share_topo(empi_comm_t *dup, const empi_comm_t *comm);
  * split, create) uses EMPI_COMM_CREATE_TAG: the collective layer must not use that tag. Comm_create_group
  * runs over a subset and is told apart by the user's tag, mapped to a negative tag below -2 (-2 is
  * MPI_ANY_TAG in the standard ABI, which a receive must not post: it would take any message of the
- * context; a receive with MPI_ANY_TAG never matches a negative tag). The three largest user tags
- * share INT32_MIN: there are two negative tags fewer than tags.
+ * context; a receive with MPI_ANY_TAG never matches a negative tag): one each, since user tags
+ * end at EMPI_TAG_UB.
  */
 #define EMPI_COMM_CREATE_TAG 0x7fff0000
-#define EMPI_COMM_CREATE_GROUP_TAG(user_tag) ((user_tag) >= 0x7ffffffd ? INT32_MIN : -3 - (user_tag))
+#define EMPI_COMM_CREATE_GROUP_TAG(user_tag) (-3 - (user_tag))
 
 /*
  * Run the attribute delete callbacks of MPI_COMM_SELF (in reverse order of setting), then of

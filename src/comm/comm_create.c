@@ -77,8 +77,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return empi_err_comm(c, MPI_ERR_GROUP, "MPI_Comm_create_group: invalid group %p", (void *)group);
     if (!newcomm)
         return empi_err_comm(c, MPI_ERR_ARG, "MPI_Comm_create_group: newcomm is NULL");
-    if (tag < 0)
-        return empi_err_comm(c, MPI_ERR_TAG, "MPI_Comm_create_group: tag %d is negative", tag);
+    EMPI_CHECK(empi_comm_check_tag(c, "MPI_Comm_create_group", tag, 0));
     if (empi_comm_is_inter(c))
         return empi_err_comm(c, MPI_ERR_COMM, "MPI_Comm_create_group: the communicator is an intercommunicator");
     if (g->rank == MPI_UNDEFINED) {

@@ -97,8 +97,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (local_leader < 0 || local_leader >= c->size)
         return empi_err_comm(c, MPI_ERR_RANK, "%s: local_leader %d is not a rank of local_comm (size %d)", fn,
                              local_leader, c->size);
-    if (tag < 0)
-        return empi_err_comm(c, MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
+    EMPI_CHECK(empi_comm_check_tag(c, fn, tag, 0));
     if (c->rank == local_leader) {
         /* peer_comm and remote_leader matter at the leader only. */
         EMPI_CHECK(empi_comm_check(peer_comm, fn, &peer));

@@ -11,9 +11,7 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, empi_
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= empi_comm_peer_size(*c)))
         return empi_err_comm(*c, MPI_ERR_RANK, "%s: source %d is not a rank of the communicator (size %d)", fn,
                              source, empi_comm_peer_size(*c));
-    if (tag < 0 && tag != MPI_ANY_TAG)
-        return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative and not MPI_ANY_TAG", fn, tag);
-    return MPI_SUCCESS;
+    return empi_comm_check_tag(*c, fn, tag, 1);
 }
 
 /* An empty status whose error field stays the caller's (a probe does not set it, 3.2.5). */

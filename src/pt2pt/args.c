@@ -23,9 +23,7 @@ int empi_check_send(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
     if (dest != MPI_PROC_NULL && (dest < 0 || dest >= empi_comm_peer_size(*c)))
         return empi_err_comm(*c, MPI_ERR_RANK, "%s: dest %d is not a rank of the communicator (size %d)", fn, dest,
                              empi_comm_peer_size(*c));
-    if (tag < 0)
-        return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
-    return MPI_SUCCESS;
+    return empi_comm_check_tag(*c, fn, tag, 0);
 }
 
 int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
@@ -36,9 +34,7 @@ int empi_check_recv(const char *fn, const void *buf, MPI_Count count, MPI_Dataty
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= empi_comm_peer_size(*c)))
         return empi_err_comm(*c, MPI_ERR_RANK, "%s: source %d is not a rank of the communicator (size %d)", fn,
                              source, empi_comm_peer_size(*c));
-    if (tag < 0 && tag != MPI_ANY_TAG)
-        return empi_err_comm(*c, MPI_ERR_TAG, "%s: tag %d is negative and not MPI_ANY_TAG", fn, tag);
-    return MPI_SUCCESS;
+    return empi_comm_check_tag(*c, fn, tag, 1);
 }
 
 int empi_check_ptr(const char *fn, empi_comm_t *c, const void *p, const char *what)

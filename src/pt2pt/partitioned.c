@@ -16,9 +16,9 @@
  * have all completed before the receiver can start the next.
  *
  * Everything travels on the communicator's user context with negative tags, which no user
- * receive matches (MPI_ANY_TAG only matches tags >= 0):
- *   SETUP    -2 - (tag mod 2^29)            sender -> receiver
- *   REPLY    -2 - 2^29 - (n mod 2^29)       receiver -> sender; n counts the sender's channels
+ * receive matches (MPI_ANY_TAG only matches tags >= 0; it is -2 itself, so no internal tag may be):
+ *   SETUP    -3 - tag                       sender -> receiver (tag <= MPI_TAG_UB = 2^29 - 1)
+ *   REPLY    -3 - 2^29 - (n mod 2^29)       receiver -> sender; n counts the sender's channels
  *   DATA     INT32_MIN + reserved offset    one tag per send partition
  */
 #include <stdlib.h>
@@ -31,8 +31,8 @@
 #include "pt2pt/args.h"
 #include "pt2pt/pt2pt_internal.h"
 
-#define SETUP_TAG(t) (-2 - ((t) & 0x1fffffff))
-#define REPLY_TAG(t) (-2 - 0x20000000 - ((t) & 0x1fffffff))
+#define SETUP_TAG(t) (-3 - ((t) & 0x1fffffff))
+#define REPLY_TAG(t) (-3 - 0x20000000 - ((t) & 0x1fffffff))
 #define DATA_TAG_SPAN 0x3ffffff0   /* data tags: [INT32_MIN, INT32_MIN + span) */
 #define REFUSED INT32_MAX          /* REPLY of a receiver whose size differs: never a data tag */
 

@@ -61,7 +61,10 @@ int main(int argc, char **argv) {
   int provided;
   CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
   CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-  const int tags[] = {0, 7, 0x7fffffff};
+  int *tag_ub = NULL, flag = 0;
+  CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag));
+  CHECK(flag && tag_ub, "MPI_TAG_UB missing");
+  const int tags[] = {0, 7, *tag_ub};
   for (int t = 0; t < 3; t++) {
     g_tag = tags[t];
     pthread_t a, b;

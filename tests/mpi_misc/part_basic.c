@@ -256,6 +256,28 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Request_free(&r));
   }
 
+  /* Channels on tag 0 and on MPI_TAG_UB, set up while an ordinary receive of tag 7 from the same
+     peer is posted after them: neither takes the tag-7 message (tag 0 once did, as a wildcard). */
+  {
+    int *tag_ub = NULL, has = 0;
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &has));
+    CHECK(has && tag_ub, "MPI_TAG_UB missing");
+    const int tags[2] = {0, *tag_ub};
+    for (int t = 0; t < 2; t++) {
+      MPI_Request s, r, u;
+      int token = -1, mine = 70 + me;
+      CHECK_MPI(MPI_Precv_init(rbuf, 2, TOTAL / 2, MPI_INT, left, tags[t], MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+      CHECK_MPI(MPI_Irecv(&token, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &u));
+      CHECK_MPI(MPI_Send(&mine, 1, MPI_INT, right, 7, MPI_COMM_WORLD));
+      CHECK_MPI(MPI_Wait(&u, MPI_STATUS_IGNORE));
+      CHECK(token == 70 + left, "tag %d channel: user message %d", tags[t], token);
+      CHECK_MPI(MPI_Psend_init(sbuf, 2, TOTAL / 2, MPI_INT, right, tags[t], MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+      round_trip(s, r, sbuf, rbuf, 2, 2, 0, 11 + t, left, &seed);
+      CHECK_MPI(MPI_Request_free(&s));
+      CHECK_MPI(MPI_Request_free(&r));
+    }
+  }
+
   init_order(left, right);
   sizes(left, right);
 
@@ -294,6 +316,10 @@ int main(int argc, char **argv) {
     CHECK_ERR(MPI_Precv_init(rbuf, 2, 1, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
               MPI_ERR_RANK);
     CHECK_ERR(MPI_Psend_init(sbuf, -1, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad), MPI_ERR_ARG);
+    int *ub = NULL, has_ub = 0;
+    CHECK_MPI(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub));
+    if (*ub < 0x7fffffff)
+      CHECK_ERR(MPI_Psend_init(sbuf, 2, 1, MPI_INT, right, *ub + 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad), MPI_ERR_TAG);
     CHECK_MPI(MPI_Request_free(&s));
     CHECK_MPI(MPI_Request_free(&r));
   }
