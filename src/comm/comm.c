@@ -91,7 +91,7 @@ static void release_contents(empi_comm_t *c)
 
 void empi_comm_release(empi_comm_t *comm)
 {
-    if (comm == &empi_comm_world || comm == &empi_comm_self)
+    if (empi_comm_is_predefined(comm))
         return;
     if (__atomic_sub_fetch(&comm->obj.refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;

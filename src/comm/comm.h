@@ -78,6 +78,11 @@ void empi_comm_finalize(void);
  */
 int empi_comm_create_from(empi_comm_t *parent, empi_group_t *group, empi_comm_t **out);
 
+/* MPI_COMM_WORLD and MPI_COMM_SELF live until finalize: their references need no counting. */
+static inline int empi_comm_is_predefined(const empi_comm_t *comm)
+{
+    return comm == &empi_comm_world || comm == &empi_comm_self;
+}
 void empi_comm_retain(empi_comm_t *comm);
 void empi_comm_release(empi_comm_t *comm);
 

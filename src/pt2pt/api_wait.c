@@ -32,6 +32,28 @@ static int retire(MPI_Request *handle, MPI_Status *status)
     return rc;
 }
 
+/* Retire one request and raise its error on its communicator, which the request may have kept
+   alive alone (freed by the user meanwhile): held until the error handler has run. */
+static int retire_raise(const char *fn, MPI_Request *handle, MPI_Status *status)
+{
+    empi_comm_t *comm = empi_request_get(*handle)->comm;
+    if (comm)
+        empi_comm_retain(comm);
+    int rc = empi_raise_completion(fn, comm, retire(handle, status));
+    if (comm)
+        empi_comm_release(comm);
+    return rc;
+}
+
+/* The communicator a set's first error goes to, held by retire_one until raised here. */
+static int raise_on_failed(const char *fn, empi_comm_t *failed_on, int rc)
+{
+    rc = empi_raise_completion(fn, failed_on, rc);
+    if (failed_on)
+        empi_comm_release(failed_on);
+    return rc;
+}
+
 static void empty_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
@@ -51,8 +73,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     int rc = check_request("MPI_Wait", *request, &req);
     if (rc == MPI_SUCCESS) {
         empi_request_wait(req);
-        empi_comm_t *comm = req->comm;
-        rc = empi_raise_completion("MPI_Wait", comm, retire(request, status));
+        rc = retire_raise("MPI_Wait", request, status);
     }
     empi_unlock();
     return rc;
@@ -73,10 +94,8 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     int rc = check_request("MPI_Test", *request, &req);
     if (rc == MPI_SUCCESS) {
         *flag = empi_request_test(req);
-        if (*flag) {
-            empi_comm_t *comm = req->comm;
-            rc = empi_raise_completion("MPI_Test", comm, retire(request, status));
-        }
+        if (*flag)
+            rc = retire_raise("MPI_Test", request, status);
     }
     empi_unlock();
     return rc;
@@ -102,9 +121,13 @@ static void retire_one(MPI_Request *handle, MPI_Status *status, int index, empi_
                        empi_comm_t **failed_on)
 {
     empi_comm_t *comm = empi_request_get(*handle)->comm;
+    if (comm)
+        empi_comm_retain(comm);
     int rc = retire(handle, status);
-    if (rc != MPI_SUCCESS && !errs->failed)
-        *failed_on = comm;
+    if (rc != MPI_SUCCESS && !errs->failed && comm)
+        *failed_on = comm;   /* released by raise_on_failed */
+    else if (comm)
+        empi_comm_release(comm);
     empi_status_errors_note(errs, index, rc);
 }
 
@@ -180,7 +203,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
         EMPI_PROGRESS_UNTIL(all_complete_from(count, array_of_requests, &first, self_polling));
         empi_comm_t *failed_on = NULL;
         rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
-        rc = empi_raise_completion("MPI_Waitall", failed_on, rc);
+        rc = raise_on_failed("MPI_Waitall", failed_on, rc);
     }
     empi_unlock();
     return rc;
@@ -201,7 +224,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
         if (*flag) {
             empi_comm_t *failed_on = NULL;
             rc = retire_all(count, array_of_requests, array_of_statuses, &failed_on);
-            rc = empi_raise_completion("MPI_Testall", failed_on, rc);
+            rc = raise_on_failed("MPI_Testall", failed_on, rc);
         }
     }
     empi_unlock();
@@ -230,8 +253,7 @@ static int finish_any(int idx, int *index, MPI_Request reqs[], MPI_Status *statu
         empty_status(status);
         return MPI_SUCCESS;
     }
-    empi_comm_t *comm = empi_request_get(reqs[idx])->comm;
-    return empi_raise_completion("MPI_Waitany", comm, retire(&reqs[idx], status));
+    return retire_raise("MPI_Waitany", &reqs[idx], status);
 }
 
 EMPI_WEAK_ALIAS(Waitany)
@@ -314,7 +336,7 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
             } while (n == 0 && blocking);
         }
         *outcount = n;
-        rc = empi_raise_completion(fn, failed_on, errs.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
+        rc = raise_on_failed(fn, failed_on, errs.failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS);
     }
     empi_unlock();
     return rc;
