@@ -59,7 +59,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
  * returns. Generalized requests hear about every cancel, complete or not. Returns a callback's
  * error.
  */
-static int cancel_request(empi_request_t *req)
+int empi_request_cancel(empi_request_t *req)
 {
     if (req->complete && req->kind != EMPI_REQ_GREQ)
         return MPI_SUCCESS;
@@ -96,7 +96,7 @@ int PMPI_Cancel(MPI_Request *request)
     empi_request_t *req = empi_request_get(*request);
     if (!req)
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel: invalid request handle %p", (void *)*request);
-    else if ((rc = cancel_request(req)) != MPI_SUCCESS)
+    else if ((rc = empi_request_cancel(req)) != MPI_SUCCESS)
         rc = empi_err_noobj(rc, "MPI_Cancel: the cancel function returned error %d", rc);
     empi_unlock();
     return rc;

@@ -35,7 +35,18 @@ static void sendrecv_destroy(empi_request_t *req)
     free(s);
 }
 
-static const empi_request_ops_t sendrecv_ops = {.poll = sendrecv_poll, .destroy = sendrecv_destroy};
+/* Both halves: the receive's outcome is the status (cancelled if it was withdrawn unmatched). */
+static int sendrecv_cancel(empi_request_t *req)
+{
+    sendrecv_state_t *s = req->state;
+    int rc = empi_request_cancel(s->recv);
+    int rc2 = empi_request_cancel(s->send);
+    sendrecv_poll(req);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+static const empi_request_ops_t sendrecv_ops = {.poll = sendrecv_poll, .destroy = sendrecv_destroy,
+                                                .cancel = sendrecv_cancel};
 
 /* Start both halves; `packed` (owned from here on) is the outgoing copy of a _replace call. */
 static int start_pair(const void *sbuf, MPI_Count scount, empi_datatype_t *sdt, int dest, int stag, void *rbuf,

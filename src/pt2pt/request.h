@@ -105,6 +105,9 @@ static inline int empi_request_query(empi_request_t *req, int and_free)
     return req->ops && req->ops->query ? req->ops->query(req, and_free) : MPI_SUCCESS;
 }
 
+/* MPI_Cancel's work on one request (api_request.c); returns a callback's error. */
+int empi_request_cancel(empi_request_t *req);
+
 /* Status fields kept in MPI_internal: byte count (two ints) and the cancelled flag. */
 static inline void empi_status_set_bytes(MPI_Status *st, MPI_Count bytes)
 {

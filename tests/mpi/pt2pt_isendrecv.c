@@ -52,6 +52,23 @@ int main(int argc, char **argv) {
 
   free(sb);
   free(rb);
+  /* A cancelled Isendrecv(_replace) whose receive nobody matches completes, marked cancelled
+     (MPI 4.1 3.8.4: a wait on a communication marked for cancellation returns). */
+  for (int replace = 0; replace < 2; replace++) {
+    int out = rank, in = -1;
+    MPI_Request q;
+    if (replace)
+      CHECK_MPI(MPI_Isendrecv_replace(&in, 1, MPI_INT, MPI_PROC_NULL, 0, left, 999, MPI_COMM_WORLD, &q));
+    else
+      CHECK_MPI(MPI_Isendrecv(&out, 1, MPI_INT, MPI_PROC_NULL, 0, &in, 1, MPI_INT, left, 999, MPI_COMM_WORLD, &q));
+    CHECK_MPI(MPI_Cancel(&q));
+    MPI_Status st;
+    CHECK_MPI(MPI_Wait(&q, &st));
+    int cancelled = 0;
+    CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
+    CHECK(cancelled && in == -1, "Isendrecv%s cancelled %d, buffer %d", replace ? "_replace" : "", cancelled, in);
+  }
+  CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   TEST_PASS();
   CHECK_MPI(MPI_Finalize());
   return 0;
