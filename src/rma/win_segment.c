@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/global.h"
+#include "core/shm_file.h"
 #include "rma/win.h"
 
 #define SEG_PAGE 4096u
@@ -69,16 +70,7 @@ static void *map_name(const char *name, size_t bytes, int create, size_t align)
 {
     int fd;
     if (create) {
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0) {
-            shm_unlink(name);   /* left over by a crashed run with the same job id */
-            fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        }
-        if (fd >= 0 && ftruncate(fd, (off_t)bytes) != 0) {
-            close(fd);
-            shm_unlink(name);
-            return NULL;
-        }
+        fd = empi_shm_file_create(name, bytes);
     } else {
         fd = shm_open(name, O_RDWR, 0600);
     }

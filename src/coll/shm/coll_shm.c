@@ -42,6 +42,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
+#include "core/shm_file.h"
 #include "core/tunables.h"
 #include "pt2pt/pt2pt.h"
 
@@ -124,12 +125,9 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     void *base = MAP_FAILED;
     int ok = 1;
     if (comm->rank == 0) {
-        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0) {
-            shm_unlink(name);   /* a leftover of a crashed run with the same name */
-            fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        }
-        if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
+        /* A full /dev/shm fails here, and everyone then uses point-to-point algorithms. */
+        int fd = empi_shm_file_create(name, len);
+        if (fd < 0)
             ok = 0;
         if (ok && (base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
             ok = 0;

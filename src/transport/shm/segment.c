@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/global.h"
+#include "core/shm_file.h"
 #include "transport/shm/ring.h"
 
 #define EMPI_SHM_MAGIC UINT64_C(0x454d50492d53484d) /* "EMPI-SHM" */
@@ -135,15 +136,10 @@ static int create_segment(empi_shm_segment_t *seg)
         errno = ENOSPC;
         return -1;
     }
-    int fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* Left over by a crashed earlier incarnation of this job id: ours to replace. */
-        shm_unlink(seg->name);
-        fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
+    int fd = empi_shm_file_create(seg->name, seg->bytes);
     if (fd < 0)
         return -1;
-    int rc = ftruncate(fd, (off_t)seg->bytes) == 0 ? map_fd(seg, fd) : -1;
+    int rc = map_fd(seg, fd);
     close(fd);
     if (rc != 0)
         return -1;
