@@ -145,6 +145,7 @@ static void restrictions_text(unsigned f, char *buf, size_t len)
         {EMPI_ALG_SINGLE_NODE, "single node"},     {EMPI_ALG_CONTIG, "contiguous types"},
         {EMPI_ALG_BLOCKING, "blocking only"},      {EMPI_ALG_COUNT_GE_P, "count >= size"},
         {EMPI_ALG_BUILTIN_OP, "predefined op"},  {EMPI_ALG_MULTI_NODE, "several nodes"},
+        {EMPI_ALG_NO_SEGMENT, "a blocking collective on the communicator first (it sets up the shared segment)"},
     };
     buf[0] = 0;
     size_t used = 0;
@@ -216,7 +217,7 @@ unsigned empi_coll_alg_violates(const empi_coll_alg_t *alg, const empi_coll_args
         /* the segment is set up collectively inside the first blocking call that wants it;
            nonblocking calls (which must not block) use it only once it exists */
         else if (!blocking && !cc->shm)
-            bad |= EMPI_ALG_SINGLE_NODE;
+            bad |= EMPI_ALG_NO_SEGMENT;
     }
     if ((f & EMPI_ALG_CONTIG) && ((a->rdt && !a->rdt->is_contig) || (a->sdt && !a->sdt->is_contig)))
         bad |= EMPI_ALG_CONTIG;
@@ -338,7 +339,8 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
         unsigned bad = empi_coll_alg_violates(alg, a, blocking);
         if (!bad)
             return alg;
-        if (!forced_warned[a->coll] && a->comm->rank == 0) {   /* one warning, from one rank */
+        /* one warning, from one rank (on a communicator of one, world rank 0's) */
+        if (!forced_warned[a->coll] && a->comm->rank == 0 && (a->comm->size > 1 || empi_g.boot.rank == 0)) {
             char text[160];
             restrictions_text(bad, text, sizeof text);
             const empi_coll_alg_t *fb = fallback(a, blocking);
