@@ -384,7 +384,11 @@ int empi_sched_run(empi_sched_t *s)
 
 /* ---------------------------------------------------------------- requests and progress */
 
-static empi_sched_t *active_head;
+/* Oldest first: collectives on one communicator complete in the order they started (the shared-
+   memory ones wait for their predecessors), so a pass that visits the oldest first completes a
+   chain of them; newest first completed about one per pass, each pass walking all of them (5000
+   outstanding at 4 ranks: 2.05 s, 20000: 111 s). */
+static empi_sched_t *active_head, *active_tail;
 static int hook_added;
 static int in_hook;
 
@@ -394,11 +398,13 @@ static void list_add(empi_sched_t *s)
         return;
     s->active = 1;
     empi_g.active_colls++;
-    s->prev = NULL;
-    s->next = active_head;
-    if (active_head)
-        active_head->prev = s;
-    active_head = s;
+    s->next = NULL;
+    s->prev = active_tail;
+    if (active_tail)
+        active_tail->next = s;
+    else
+        active_head = s;
+    active_tail = s;
 }
 
 static void list_remove(empi_sched_t *s)
@@ -413,6 +419,8 @@ static void list_remove(empi_sched_t *s)
         active_head = s->next;
     if (s->next)
         s->next->prev = s->prev;
+    else
+        active_tail = s->prev;
     s->next = s->prev = NULL;
 }
 
