@@ -18,6 +18,11 @@ int PMPI_Request_free(MPI_Request *request)
         /* An operation still running keeps going; it is released when it completes. */
         if (req->complete || (req->persistent && !req->active)) {
             empi_request_release(req);
+        } else if (req->ops && req->ops->poll) {
+            req->persistent = 0;
+            rc = empi_request_orphan(req);   /* nothing else would poll it to completion */
+            if (rc != MPI_SUCCESS)
+                rc = empi_err_noobj(rc, "MPI_Request_free: out of memory");
         } else {
             req->user_freed = 1;
             req->persistent = 0;

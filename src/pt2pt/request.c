@@ -3,6 +3,8 @@
 #include "core/global.h"
 #include "core/progress.h"
 
+#include <stdlib.h>
+
 static empi_pool_t request_pool = EMPI_POOL_INITIALIZER(empi_request_t, "request");
 
 empi_request_t *empi_request_lookup(MPI_Request h)
@@ -52,6 +54,38 @@ void empi_request_release(empi_request_t *req)
     if (req->comm && !empi_comm_is_predefined(req->comm))
         empi_comm_release(req->comm);
     empi_pool_free(&request_pool, req);
+}
+
+static empi_request_t **orphans;
+static int norphans, orphans_cap;
+
+static int poll_orphans(void)
+{
+    int events = 0;
+    for (int i = 0; i < norphans; i++) {
+        empi_request_t *req = orphans[i];
+        events += req->ops->poll(req);
+        if (req->complete) {
+            empi_request_release(req);
+            orphans[i--] = orphans[--norphans];
+        }
+    }
+    return events;
+}
+
+int empi_request_orphan(empi_request_t *req)
+{
+    if (norphans == orphans_cap) {
+        int cap = orphans_cap ? 2 * orphans_cap : 16;
+        empi_request_t **o = realloc(orphans, sizeof *o * (size_t)cap);
+        if (!o)
+            return MPI_ERR_NO_MEM;
+        orphans = o;
+        orphans_cap = cap;
+    }
+    orphans[norphans++] = req;
+    empi_progress_add_hook(poll_orphans);
+    return MPI_SUCCESS;
 }
 
 int empi_request_test(empi_request_t *req)

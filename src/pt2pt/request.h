@@ -84,6 +84,9 @@ empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm);
 void empi_request_set_complete(empi_request_t *req);
 /* Drop the library's reference (after completion was reported to the user, or at Request_free). */
 void empi_request_release(empi_request_t *req);
+/* A request the user freed before it completed, which only polling it completes (its ops->poll):
+   progress polls it from now on and releases it once complete. */
+int empi_request_orphan(empi_request_t *req);
 
 /* Poll a request that is not pt2pt-driven, progress once. Returns 1 if complete. */
 int empi_request_test(empi_request_t *req);

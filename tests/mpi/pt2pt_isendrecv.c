@@ -68,6 +68,18 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Test_cancelled(&st, &cancelled));
     CHECK(cancelled && in == -1, "Isendrecv%s cancelled %d, buffer %d", replace ? "_replace" : "", cancelled, in);
   }
+  /* Freed at once: both halves still happen (and the request goes away once they did). */
+  for (int i = 0; i < 100; i++) {
+    int out = 1000 * rank + i, in = -1, after = -1;
+    MPI_Request q;
+    CHECK_MPI(MPI_Isendrecv(&out, 1, MPI_INT, right, 3, &in, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &q));
+    CHECK_MPI(MPI_Request_free(&q));
+    CHECK(q == MPI_REQUEST_NULL, "freed request not set to MPI_REQUEST_NULL");
+    /* sent after the freed pair's message on the same path: received after it */
+    CHECK_MPI(MPI_Sendrecv(&out, 1, MPI_INT, right, 3, &after, 1, MPI_INT, left, 3, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+    CHECK(in == 1000 * left + i && after == 1000 * left + i, "freed Isendrecv %d: got %d then %d", i, in, after);
+  }
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   TEST_PASS();
   CHECK_MPI(MPI_Finalize());
