@@ -63,6 +63,8 @@ int empi_comm_rank_of_world(const empi_comm_t *comm, int world_rank)
 
 void empi_comm_retain(empi_comm_t *comm)
 {
+    if (empi_comm_is_predefined(comm))
+        return;   /* as empi_comm_release: never freed before finalize */
     __atomic_add_fetch(&comm->obj.refcount, 1, __ATOMIC_RELAXED);
 }
 

@@ -30,9 +30,10 @@ empi_request_t *empi_request_new(empi_req_kind_t kind, empi_comm_t *comm)
     req->obj.refcount = 1;
     req->kind = (uint8_t)kind;
     /* A communicator freed while its operations are pending lives until they complete (MPI 4.1
-       7.4.3): queued sends still build headers from it, completions raise on its handler. */
+       7.4.3): queued sends still build headers from it, completions raise on its handler.
+       (MPI_COMM_WORLD and MPI_COMM_SELF are not counted: no atomic on their latency path.) */
     req->comm = comm;
-    if (comm && !empi_comm_is_predefined(comm))
+    if (comm)
         empi_comm_retain(comm);
     empi_status_empty(&req->status);
     return req;
@@ -51,7 +52,7 @@ void empi_request_release(empi_request_t *req)
         req->ops->destroy(req);
     if (req->dt)
         empi_datatype_release(req->dt);
-    if (req->comm && !empi_comm_is_predefined(req->comm))
+    if (req->comm)
         empi_comm_release(req->comm);
     empi_pool_free(&request_pool, req);
 }
