@@ -383,30 +383,34 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
     twophase_t t = {.f = f, .dir = c->dir, .n = f->comm->size};
     plan_t mine = {0}, *plans = malloc((size_t)t.n * sizeof *plans);
     int rc = plans ? build_extents(f, pos, total, &t.ext, &t.next, &mine) : MPI_ERR_NO_MEM;
+    /* an erroneous NULL buffer fails this process's access alone, after the group's exchange */
+    int missing = empi_buffer_missing(c->buf, c->count, c->dt);
+    if (rc == MPI_SUCCESS && missing)
+        rc = MPI_ERR_BUFFER;
+    /* memory side: the user's bytes in place when contiguous (NULL with nothing to move is fine),
+       else a packed copy */
+    char *copy = NULL;
+    if (c->dt->is_contig) {
+        t.stream = (char *)c->buf + c->dt->true_lb;
+    } else if (rc == MPI_SUCCESS && !(t.stream = copy = malloc((size_t)(total ? total : 1)))) {
+        rc = MPI_ERR_NO_MEM;
+    } else if (copy && c->dir == EMPI_IO_WRITE) {
+        empi_dt_pack(c->buf, c->count, c->dt, 0, copy, total);
+    }
     if (rc != MPI_SUCCESS)
-        mine.flags = PLAN_UNORDERED;   /* tell the others to go independent */
+        mine.flags = PLAN_UNORDERED;   /* tell the others to go independent: nobody waits alone */
     int rc2 = empi_coll_gather(c->fname, EMPI_COLL_ALLGATHER, &mine, 3, MPI_OFFSET, plans, 3, MPI_OFFSET, 0,
                                f->comm->handle, EMPI_COLL_BLOCKING, NULL);
     MPI_Offset flags = 0;
     for (int i = 0; rc2 == MPI_SUCCESS && i < t.n; i++)
         flags |= plans[i].flags;
     if (rc2 != MPI_SUCCESS || (flags & PLAN_UNORDERED) || (enabled < 0 && !(flags & PLAN_SMALL))) {
-        free(plans), free(t.ext);
+        free(copy), free(plans), free(t.ext);
         if (rc2 != MPI_SUCCESS)
             return rc2;
-        return empi_io_access(c, bytes);
+        return missing ? MPI_ERR_BUFFER : empi_io_access(c, bytes);
     }
-    /* memory side: the user's bytes in place when contiguous, else a packed copy */
-    char *copy = NULL;
-    if (c->dt->is_contig) {
-        t.stream = (char *)c->buf + c->dt->true_lb;
-    } else {
-        copy = malloc((size_t)(total ? total : 1));
-        t.stream = copy;
-        if (copy && c->dir == EMPI_IO_WRITE)
-            empi_dt_pack(c->buf, c->count, c->dt, 0, copy, total);
-    }
-    rc = t.stream ? two_phase(&t, c->fname, plans) : MPI_ERR_NO_MEM;
+    rc = two_phase(&t, c->fname, plans);
     if (rc == MPI_SUCCESS && copy && c->dir == EMPI_IO_READ)
         empi_dt_unpack(c->buf, c->count, c->dt, 0, copy, total);
     free(copy), free(plans), free(t.ext);

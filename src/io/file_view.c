@@ -130,31 +130,29 @@ MPI_Offset empi_view_file_offset(const empi_io_view_t *v, MPI_Offset pos)
     return v->disp + inst * v->fextent + v->rdisp[i] + (w - v->rprefix[i]);
 }
 
+/* The stream bytes lying before file offset off: the first stream byte at or past it. Stream bytes
+   map to nondecreasing file offsets (a filetype's displacements are nonnegative and nondecreasing),
+   so a binary search over the stream finds it, whatever the filetype's lower bound: with lb > 0
+   its runs lie past its extent, in the next tiles' span (counting runs within one extent put
+   MPI_SEEK_END past the end and let collective reads return bytes beyond it). */
 MPI_Offset empi_view_stream_before(const empi_io_view_t *v, MPI_Offset off)
 {
     if (off <= v->disp)
         return 0;
     MPI_Offset rel = off - v->disp;
-    if (v->contiguous)
-        return rel;
-    MPI_Offset inst = rel / v->fextent;
-    MPI_Aint r = (MPI_Aint)(rel % v->fextent);
-    MPI_Offset data = inst * v->fsize;
-    /* the last run starting before r, and how much of it lies before r */
-    MPI_Count lo = 0, hi = v->nruns;
+    if (v->contiguous || v->fsize == 0)
+        return v->contiguous ? rel : 0;
+    /* every byte of tile k lies at or past disp + k * fextent (fextent > 0, view_build checks):
+       none before off from tile ceil(rel / fextent) on */
+    MPI_Offset lo = 0, hi = (rel + v->fextent - 1) / v->fextent * v->fsize;
     while (lo < hi) {
-        MPI_Count mid = lo + (hi - lo) / 2;
-        if (v->rdisp[mid] < r)
+        MPI_Offset mid = lo + (hi - lo) / 2;
+        if (empi_view_file_offset(v, mid) < off)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo > 0) {
-        MPI_Count i = lo - 1;
-        MPI_Count in = r - v->rdisp[i];
-        data += v->rprefix[i] + (in < v->rlen[i] ? in : v->rlen[i]);
-    }
-    return data;
+    return lo;
 }
 
 void empi_view_iter_init(empi_view_iter_t *it, const empi_io_view_t *v, MPI_Offset pos, MPI_Offset len)
