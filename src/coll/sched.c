@@ -235,11 +235,9 @@ void *empi_sched_tmp_dt(empi_sched_t *s, MPI_Count count, const empi_datatype_t 
 {
     if (count <= 0)
         return empi_sched_tmp(s, 16);
-    MPI_Aint ext = dt->extent < 0 ? -dt->extent : dt->extent;
-    size_t span = (size_t)((count - 1) * ext + (dt->true_ub - dt->true_lb));
-    MPI_Aint shift = dt->extent < 0 ? (count - 1) * dt->extent : 0;
-    char *base = empi_sched_tmp(s, span);
-    return base ? base - dt->true_lb - shift : NULL;
+    MPI_Aint lo, span = empi_dt_span(count, dt, &lo);
+    char *base = empi_sched_tmp(s, (size_t)span);
+    return base ? base - lo : NULL;
 }
 
 /* ---------------------------------------------------------------- copying */

@@ -88,6 +88,16 @@ static inline int empi_buffer_missing(const void *buf, MPI_Count count, const em
     return empi_buffer_missing_at(buf, 0, count, dt);
 }
 
+/* Bytes from the lowest to the highest byte `count` elements of dt touch, and the offset of the
+   lowest from the buffer's address (*lo). With a negative extent the elements lie downwards, so
+   the last one, not the first, holds the lowest byte. */
+static inline MPI_Aint empi_dt_span(MPI_Count count, const empi_datatype_t *dt, MPI_Aint *lo)
+{
+    MPI_Aint step = (MPI_Aint)(count > 0 ? count - 1 : 0) * dt->extent;
+    *lo = dt->true_lb + (step < 0 ? step : 0);
+    return dt->true_ub - dt->true_lb + (step < 0 ? -step : step);
+}
+
 /* A count or size for an int output argument: MPI_UNDEFINED when it does not fit (the standard's
    answer for MPI_Type_size, MPI_Get_count, MPI_Pack_size, MPI_Buffer_detach ...). */
 static inline int empi_int_or_undefined(MPI_Count v)

@@ -39,6 +39,21 @@ static int add_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
     return 0;
 }
 
+/* Drop the first n bytes of an iovec array (entries consumed, the next one shortened). */
+static void iov_advance(struct iovec **v, size_t *count, size_t n)
+{
+    while (n > 0 && *count > 0) {
+        size_t take = n < (*v)->iov_len ? n : (*v)->iov_len;
+        (*v)->iov_base = (char *)(*v)->iov_base + take;
+        (*v)->iov_len -= take;
+        n -= take;
+        if ((*v)->iov_len == 0) {
+            (*v)++;
+            (*count)--;
+        }
+    }
+}
+
 /* Move the runs to/from the local buffer `local` (runs packed back to back, or at their image
    offsets when `image` is set). Returns 0, -1 on a bad address, EMPI_RMA_CMA_REFUSED. */
 static int transfer(pid_t pid, int write, char *local, const iov_list_t *l, int image)
@@ -54,15 +69,24 @@ static int transfer(pid_t pid, int write, char *local, const iov_list_t *l, int 
             at += r->iov_len;
             want += r->iov_len;
         }
-        ssize_t n;
-        do {
-            n = write ? process_vm_writev(pid, liov, k, &l->riov[i], k, 0)
-                      : process_vm_readv(pid, liov, k, &l->riov[i], k, 0);
-        } while (n < 0 && errno == EINTR);
-        if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH))
-            return EMPI_RMA_CMA_REFUSED;
-        if (n != (ssize_t)want)
-            return -1;
+        /* One call moves at most MAX_RW_COUNT (2 GiB - 4 KiB): go on from where it stopped. A bad
+           address stops a call short too, and the next one then fails. */
+        struct iovec riov[IOV_BATCH], *lv = liov, *rv = riov;
+        memcpy(riov, &l->riov[i], k * sizeof *riov);
+        size_t lk = k, rk = k;
+        while (want > 0) {
+            ssize_t n;
+            do {
+                n = write ? process_vm_writev(pid, lv, lk, rv, rk, 0) : process_vm_readv(pid, lv, lk, rv, rk, 0);
+            } while (n < 0 && errno == EINTR);
+            if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH))
+                return EMPI_RMA_CMA_REFUSED;
+            if (n <= 0)
+                return -1;
+            want -= (size_t)n;
+            iov_advance(&lv, &lk, (size_t)n);
+            iov_advance(&rv, &rk, (size_t)n);
+        }
     }
     return 0;
 }
@@ -77,15 +101,15 @@ static int cma_acc(empi_win_t *w, empi_rma_op_t *op, iov_list_t *l)
 {
     empi_win_peer_t *p = &w->peers[op->target];
     const empi_datatype_t *tdt = op->tdt;
-    MPI_Aint span = (op->tcount - 1) * tdt->extent + tdt->true_ub - tdt->true_lb;
-    l->lo = tdt->true_lb;
+    MPI_Aint lo, span = empi_dt_span(op->tcount, tdt, &lo);
+    l->lo = lo;
     char *img = malloc(span > 0 ? (size_t)span : 1);
     if (!img)
         return MPI_ERR_NO_MEM;
     empi_win_spin_acquire(&p->slot->acc_lock);
     int rc = transfer(p->pid, 0, img, l, 1);
     if (rc == 0) {
-        rc = empi_rma_acc_image(op, img - tdt->true_lb);
+        rc = empi_rma_acc_image(op, img - lo);
         if (rc == MPI_SUCCESS && op->op->handle != MPI_NO_OP)
             rc = transfer(p->pid, 1, img, l, 1);
     }

@@ -47,13 +47,13 @@ int empi_rma_acc_image(const empi_rma_op_t *op, char *tmem)
     if (op->odt != tdt || op->ocount != op->tcount) {
         /* the origin's elements laid out as the target datatype lays them */
         const void *stream = empi_rma_stream(op->obuf, op->ocount, op->odt, op->bytes, &tmp);
-        MPI_Aint span = (op->tcount - 1) * tdt->extent + tdt->true_ub - tdt->true_lb;
+        MPI_Aint lo, span = empi_dt_span(op->tcount, tdt, &lo);
         img = malloc(span > 0 ? (size_t)span : 1);
         if (!stream || !img) {
             rc = MPI_ERR_NO_MEM;
             goto out;
         }
-        in = (char *)img - tdt->true_lb;
+        in = (char *)img - lo;
         empi_dt_unpack((char *)in, op->tcount, tdt, 0, stream, op->bytes);
     }
     rc = empi_op_apply(op->op, in, tmem, op->tcount, tdt);

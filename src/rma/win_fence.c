@@ -148,12 +148,15 @@ int PMPI_Win_flush_local_all(MPI_Win win)
     return flush_common("MPI_Win_flush_local_all", 0, win, 1);
 }
 
-/* The unified model: public and private copies are one; a full memory barrier orders them. */
+/* The unified model: public and private copies are one; a full memory barrier orders them. With
+   windows on the message path, operations aimed at this process land only when it polls: a loop
+   of MPI_Win_sync waiting for a flag another process puts must see it. */
 EMPI_WEAK_ALIAS(Win_sync)
 int PMPI_Win_sync(MPI_Win win)
 {
     empi_win_t *w;
     EMPI_CHECK(empi_win_check(win, "MPI_Win_sync", &w));
+    empi_rma_am_poll();
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

@@ -18,12 +18,13 @@ int empi_reduce_hier_fast(const empi_coll_args_t *a, int *rc)
     /* leaders need a buffer for the node result unless they are the root */
     void *buf = a->rbuf, *tmp = NULL;
     if (h->node->rank == 0 && me != root) {
-        tmp = malloc((size_t)(a->rcount > 0 ? (a->rcount - 1) * dt->extent + (dt->true_ub - dt->true_lb) : 1));
+        MPI_Aint lo, span = empi_dt_span(a->rcount, dt, &lo);
+        tmp = malloc(span > 0 ? (size_t)span : 1);
         if (!tmp) {
             *rc = MPI_ERR_NO_MEM;
             return 1;
         }
-        buf = (char *)tmp - dt->true_lb;
+        buf = (char *)tmp - lo;
     }
     empi_coll_args_t r = *a;
     r.comm = h->node;
