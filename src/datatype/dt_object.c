@@ -39,6 +39,11 @@ int empi_datatype_check(MPI_Datatype h, MPI_Count count, empi_datatype_t **dtp, 
         *why = "count is negative";
         return MPI_ERR_COUNT;
     }
+    MPI_Count bytes;
+    if (EMPI_UNLIKELY(__builtin_mul_overflow(count, dt->size, &bytes))) {
+        *why = "count times the type size overflows 64 bits";
+        return MPI_ERR_COUNT;
+    }
     return MPI_SUCCESS;
 }
 

@@ -247,6 +247,12 @@ static void pack_sizes_and_handlers(void)
                                      &over),
               MPI_ERR_ARG);
     CHECK(over == MPI_DATATYPE_NULL, "a refused constructor set newtype");
+    /* counts whose bytes overflow are refused too (MPI_Pack_c used to advance by a wrapped size) */
+    MPI_Count cpos = 0;
+    CHECK_MPI(MPI_Type_commit(&huge));
+    CHECK_ERR(MPI_Pack_c(data, 4, huge, out, sizeof out, &cpos, MPI_COMM_SELF), MPI_ERR_COUNT);
+    CHECK(cpos == 0, "a refused pack moved the position to %lld", (long long)cpos);
+    CHECK_ERR(MPI_Pack_size_c(8, huge, MPI_COMM_SELF, &size_c), MPI_ERR_COUNT);
     CHECK_MPI(MPI_Type_free(&huge));
     CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
     CHECK_MPI(MPI_Type_free(&four_gib));
