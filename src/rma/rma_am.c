@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/copy.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
@@ -74,7 +75,13 @@ typedef struct empi_rma_am_wait {
     int src;
     int exclusive;
     uint64_t cookie;
+    uint64_t since_ns;
 } am_wait_t;
+
+/* Requests are granted in order, so a writer is not starved; but a reader queued behind a writer
+   that waits for readers who in turn wait for that reader (a barrier inside their epochs) would
+   wait forever: after this long a queued reader gets in whenever readers hold the lock. */
+#define AM_READER_PATIENCE_NS 10000000   /* 10 ms, as for local lockers (win_lock.c) */
 
 static struct {
     empi_win_t *wins;              /* every live window, for arriving packets */
@@ -513,7 +520,8 @@ static void apply_cas(empi_win_t *w, const am_hdr_t *h, const unsigned char *pay
 
 static int try_grant(empi_win_t *w, int src, int exclusive, uint64_t cookie)
 {
-    if (!empi_win_lock_try(&w->peers[w->rank].slot->lock, exclusive))
+    /* no deferring to a waiting writer: the queue of requests here keeps the order */
+    if (!empi_win_lock_try(&w->peers[w->rank].slot->lock, exclusive, 0))
         return 0;
     am_hdr_t rq = header(w, AM_LOCK, 0, 0);
     rq.src = src;
@@ -530,7 +538,7 @@ static void on_lock(empi_win_t *w, const am_hdr_t *h)
     am_wait_t *x = malloc(sizeof *x), **tail = &w->am_waiting;
     if (!x)
         empi_fatal(MPI_ERR_NO_MEM, "out of memory queueing an RMA lock request");
-    *x = (am_wait_t){NULL, h->src, exclusive, h->cookie};
+    *x = (am_wait_t){NULL, h->src, exclusive, h->cookie, empi_now_ns()};
     while (*tail)
         tail = &(*tail)->next;
     *tail = x;
@@ -634,7 +642,8 @@ static int am_progress(void)
     }
     if (am.nwaiting == 0)
         return events;
-    for (empi_win_t *w = am.wins; w; w = w->next_am)
+    uint64_t now = 0;
+    for (empi_win_t *w = am.wins; w; w = w->next_am) {
         while (w->am_waiting && try_grant(w, w->am_waiting->src, w->am_waiting->exclusive, w->am_waiting->cookie)) {
             am_wait_t *x = w->am_waiting;
             w->am_waiting = x->next;
@@ -642,5 +651,18 @@ static int am_progress(void)
             am.nwaiting--;
             events++;
         }
+        for (am_wait_t **at = w->am_waiting ? &w->am_waiting->next : NULL; at && *at;) {
+            am_wait_t *x = *at;
+            now = now ? now : empi_now_ns();
+            if (!x->exclusive && now - x->since_ns > AM_READER_PATIENCE_NS && try_grant(w, x->src, 0, x->cookie)) {
+                *at = x->next;
+                free(x);
+                am.nwaiting--;
+                events++;
+            } else {
+                at = &x->next;
+            }
+        }
+    }
     return events;
 }

@@ -38,8 +38,10 @@ enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
    table lives in every window's control block, two pages untouched (so unallocated) unless used. */
 #define EMPI_WIN_DYN_MAX 512
 
-/* Passive-target lock word: reader count in the low bits, the writer flag on top. */
+/* Passive-target lock word: reader count in the low bits, the writer flag on top, and below it a
+   flag a waiting writer raises so that new readers hold back (win_lock.c). */
 #define EMPI_WIN_LOCK_WRITER (UINT64_C(1) << 62)
+#define EMPI_WIN_LOCK_WAITING (UINT64_C(1) << 61)
 
 /* One rank's control block in the node segment (cache-line aligned, so ranks never share lines). */
 typedef struct empi_win_slot {
@@ -186,8 +188,9 @@ int empi_win_can_begin(empi_win_t *w);
 /* Wait until every operation issued to t is complete at the target (AM: round trip). */
 int empi_win_flush_peer(empi_win_t *w, int t);
 int empi_win_flush_all_peers(empi_win_t *w);
-/* Lock word primitives (win_lock.c): try once; returns 1 when acquired. */
-int empi_win_lock_try(_Atomic uint64_t *word, int exclusive);
+/* Lock word primitives (win_lock.c): try once; returns 1 when acquired. A shared try with
+   `defer` set fails while a writer waits. */
+int empi_win_lock_try(_Atomic uint64_t *word, int exclusive, int defer);
 void empi_win_lock_release(_Atomic uint64_t *word, int exclusive);
 /* The accumulate lock (acc_lock): exclusive for plain-load/store updates, shared around hardware
    atomics (win_lock.c). */

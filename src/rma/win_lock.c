@@ -6,23 +6,38 @@
  * handler takes the same word for it (rma_am.c), so both kinds of lockers exclude each other.
  * Locks are acquired eagerly (the standard allows lazy acquisition, but an uncontended
  * compare-and-swap is cheaper than any bookkeeping that would defer it).
+ *
+ * A writer that finds the word taken raises EMPI_WIN_LOCK_WAITING, and readers arriving then hold
+ * back, so that overlapping readers cannot keep it out forever (7 ranks cycling lock_all held one
+ * exclusive lock out for over 60 s). Only for READER_PATIENCE, though: a reader that must get in
+ * for the holders to progress (they wait in a barrier for it, say) then takes its share anyway.
  */
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "rma/win.h"
 
-int empi_win_lock_try(_Atomic uint64_t *word, int exclusive)
+#define READER_PATIENCE_NS 10000000   /* 10 ms */
+
+int empi_win_lock_try(_Atomic uint64_t *word, int exclusive, int defer)
 {
     uint64_t cur = atomic_load_explicit(word, memory_order_relaxed);
     if (exclusive) {
-        return cur == 0 && atomic_compare_exchange_strong_explicit(word, &cur, EMPI_WIN_LOCK_WRITER,
-                                                                   memory_order_acquire, memory_order_relaxed);
+        /* taking it clears the waiting flag; other waiting writers raise it again */
+        if ((cur & ~EMPI_WIN_LOCK_WAITING) == 0 &&
+            atomic_compare_exchange_strong_explicit(word, &cur, EMPI_WIN_LOCK_WRITER, memory_order_acquire,
+                                                    memory_order_relaxed))
+            return 1;
+        if (!(cur & EMPI_WIN_LOCK_WAITING))
+            atomic_fetch_or_explicit(word, EMPI_WIN_LOCK_WAITING, memory_order_relaxed);
+        return 0;
     }
-    while (!(cur & EMPI_WIN_LOCK_WRITER))
+    uint64_t keep_out = EMPI_WIN_LOCK_WRITER | (defer ? EMPI_WIN_LOCK_WAITING : 0);
+    while (!(cur & keep_out))
         if (atomic_compare_exchange_weak_explicit(word, &cur, cur + 1, memory_order_acquire, memory_order_relaxed))
             return 1;
     return 0;
@@ -30,10 +45,22 @@ int empi_win_lock_try(_Atomic uint64_t *word, int exclusive)
 
 void empi_win_lock_release(_Atomic uint64_t *word, int exclusive)
 {
-    if (exclusive)
-        atomic_store_explicit(word, 0, memory_order_release);
+    if (exclusive)   /* a writer may have raised the waiting flag meanwhile: keep it */
+        atomic_fetch_and_explicit(word, ~EMPI_WIN_LOCK_WRITER, memory_order_release);
     else
         atomic_fetch_sub_explicit(word, 1, memory_order_release);
+}
+
+/* One try of a local locker; a reader defers to a waiting writer for READER_PATIENCE_NS from its
+   first failed try (*since, 0 before it). */
+static int lock_try_fair(_Atomic uint64_t *word, int exclusive, uint64_t *since)
+{
+    int defer = exclusive || !*since || empi_now_ns() - *since < READER_PATIENCE_NS;
+    if (empi_win_lock_try(word, exclusive, defer))
+        return 1;
+    if (!*since)
+        *since = empi_now_ns();
+    return 0;
 }
 
 /*
@@ -101,7 +128,8 @@ static int lock_target(empi_win_t *w, int t, int exclusive)
         return MPI_SUCCESS;
     if (p->path == EMPI_RMA_AM)
         return empi_rma_am_lock(w, t, exclusive);
-    EMPI_PROGRESS_UNTIL(empi_win_lock_try(&p->slot->lock, exclusive));
+    uint64_t since = 0;
+    EMPI_PROGRESS_UNTIL(lock_try_fair(&p->slot->lock, exclusive, &since));
     return MPI_SUCCESS;
 }
 

@@ -5,7 +5,8 @@
  *   with the same and with a different origin datatype, on created, allocated and shared windows
  *   (the image of the target elements was too short: heap corruption);
  * - a rank polling a flag with MPI_Win_sync while another puts it under lock_all sees it (on the
- *   message path it never did: MPI_Win_sync did not poll).
+ *   message path it never did: MPI_Win_sync did not poll);
+ * - readers meeting in a barrier inside their shared epochs while a writer waits: no deadlock.
  * Run plainly and with EMPI_RMA_PATH=am.
  */
 #include <stdlib.h>
@@ -65,6 +66,31 @@ static void sync_poll(MPI_Win win, int *mem, int me, int n)
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* Readers of rank 0's window that wait for each other inside their shared epochs, while another
+   rank keeps asking for the exclusive lock: a late reader must still get in (a waiting writer
+   holds new readers back only for a while), and the writer must get its turns. */
+static void readers_meet_inside(MPI_Win win, int me, int n)
+{
+    if (n < 4)
+        return;
+    MPI_Comm readers;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me >= 2 ? 0 : MPI_UNDEFINED, me, &readers));
+    if (me == 1) {
+        for (int i = 0; i < 20; i++) {
+            CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            CHECK_MPI(MPI_Win_unlock(0, win));
+        }
+    } else if (me >= 2) {
+        for (int round = 0; round < 20; round++) {
+            CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            CHECK_MPI(MPI_Barrier(readers));
+            CHECK_MPI(MPI_Win_unlock(0, win));
+        }
+        CHECK_MPI(MPI_Comm_free(&readers));
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -89,6 +115,7 @@ int main(int argc, char **argv)
         for (int same = 0; same < 2; same++)
             negative_extent(win, mem, me, n, down, same);
         sync_poll(win, mem, me, n);
+        readers_meet_inside(win, me, n);
         CHECK_MPI(MPI_Win_free(&win));
         free(own);
     }
