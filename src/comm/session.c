@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/info.h"
+#include "pt2pt/bsend.h"
 
 static empi_pool_t session_pool = EMPI_POOL_INITIALIZER(empi_session_t, "session");
 static pthread_mutex_t session_pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -118,8 +119,15 @@ int PMPI_Session_finalize(MPI_Session *session)
     if (!session)
         return empi_err_noobj(MPI_ERR_ARG, "%s: session is NULL", fn);
     EMPI_CHECK(empi_session_check(*session, fn, &s));
-    if (s->buffer)
-        return empi_err_session(s, MPI_ERR_BUFFER, "%s: a buffer is still attached to the session", fn);
+    if (s->buffer) {
+        /* detached implicitly once its messages have left, as MPI_Finalize does the process's
+           buffer and MPI_Comm_free a communicator's */
+        void *addr;
+        MPI_Count size;
+        empi_lock();
+        empi_bsend_detach(&s->buffer, &addr, &size);
+        empi_unlock();
+    }
     empi_errhandler_release(s->errhandler);
     pthread_mutex_lock(&session_pool_lock);
     empi_pool_free(&session_pool, s);

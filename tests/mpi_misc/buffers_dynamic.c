@@ -82,6 +82,18 @@ int main(int argc, char **argv) {
   CHECK_MPI(MPI_Group_free(&g));
   CHECK_MPI(MPI_Session_finalize(&s));
 
+  /* A session finalized with its buffer still attached detaches it (after its messages left),
+     as MPI_Finalize does with the process's buffer. */
+  CHECK_MPI(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+  CHECK_MPI(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+  CHECK_MPI(MPI_Comm_create_from_group(g, "org.ethermpi.test.buffers2", MPI_INFO_NULL, MPI_ERRORS_RETURN, &sc));
+  CHECK_MPI(MPI_Session_attach_buffer(s, sbuf, size));
+  ring_bsend(sc, 3);
+  CHECK_MPI(MPI_Comm_free(&sc));
+  CHECK_MPI(MPI_Group_free(&g));
+  CHECK_MPI(MPI_Session_finalize(&s));
+  CHECK(s == MPI_SESSION_NULL, "finalize with a buffer attached left the handle");
+
   /* Dynamic processes: no parent; disconnect an intra- and an intercommunicator. */
   MPI_Comm parent = MPI_COMM_WORLD;
   CHECK_MPI(MPI_Comm_get_parent(&parent));
