@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/dlist.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/pt2pt.h"
@@ -396,13 +397,7 @@ static void list_add(empi_sched_t *s)
         return;
     s->active = 1;
     empi_g.active_colls++;
-    s->next = NULL;
-    s->prev = active_tail;
-    if (active_tail)
-        active_tail->next = s;
-    else
-        active_head = s;
-    active_tail = s;
+    EMPI_DLIST_APPEND(active_head, active_tail, s, prev, next);
 }
 
 static void list_remove(empi_sched_t *s)
@@ -411,15 +406,7 @@ static void list_remove(empi_sched_t *s)
         return;
     s->active = 0;
     empi_g.active_colls--;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        active_head = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    else
-        active_tail = s->prev;
-    s->next = s->prev = NULL;
+    EMPI_DLIST_UNLINK(active_head, active_tail, s, prev, next);
 }
 
 /* Step s and, once it is done, complete its request (which may release it). */

@@ -2,6 +2,8 @@
 
 #include <stddef.h>
 
+#include "core/dlist.h"
+
 static empi_posted_list_t *list_of(empi_posted_queue_t *q, int peer)
 {
     return peer == MPI_ANY_SOURCE ? &q->any : &q->bin[(unsigned)peer & (EMPI_MATCH_BINS - 1)];
@@ -11,28 +13,14 @@ void empi_posted_append(empi_posted_queue_t *q, empi_request_t *req)
 {
     empi_posted_list_t *l = list_of(q, req->peer);
     req->post_seq = q->seq++;
-    req->next = NULL;
-    req->prev = l->tail;
-    if (l->tail)
-        l->tail->next = req;
-    else
-        l->head = req;
-    l->tail = req;
+    EMPI_DLIST_APPEND(l->head, l->tail, req, prev, next);
     q->length++;
 }
 
 void empi_posted_remove(empi_posted_queue_t *q, empi_request_t *req)
 {
     empi_posted_list_t *l = list_of(q, req->peer);
-    if (req->prev)
-        req->prev->next = req->next;
-    else
-        l->head = req->next;
-    if (req->next)
-        req->next->prev = req->prev;
-    else
-        l->tail = req->prev;
-    req->next = req->prev = NULL;
+    EMPI_DLIST_UNLINK(l->head, l->tail, req, prev, next);
     q->length--;
 }
 
@@ -61,44 +49,17 @@ static empi_unexpected_bin_t *bin_of(empi_unexpected_queue_t *q, int src)
 
 void empi_unexpected_append(empi_unexpected_queue_t *q, empi_unexpected_t *msg)
 {
-    msg->next = NULL;
-    msg->prev = q->tail;
-    if (q->tail)
-        q->tail->next = msg;
-    else
-        q->head = msg;
-    q->tail = msg;
+    EMPI_DLIST_APPEND(q->head, q->tail, msg, prev, next);
     empi_unexpected_bin_t *b = bin_of(q, msg->src);
-    msg->bin_next = NULL;
-    msg->bin_prev = b->tail;
-    if (b->tail)
-        b->tail->bin_next = msg;
-    else
-        b->head = msg;
-    b->tail = msg;
+    EMPI_DLIST_APPEND(b->head, b->tail, msg, bin_prev, bin_next);
     q->length++;
 }
 
 void empi_unexpected_remove(empi_unexpected_queue_t *q, empi_unexpected_t *msg)
 {
-    if (msg->prev)
-        msg->prev->next = msg->next;
-    else
-        q->head = msg->next;
-    if (msg->next)
-        msg->next->prev = msg->prev;
-    else
-        q->tail = msg->prev;
+    EMPI_DLIST_UNLINK(q->head, q->tail, msg, prev, next);
     empi_unexpected_bin_t *b = bin_of(q, msg->src);
-    if (msg->bin_prev)
-        msg->bin_prev->bin_next = msg->bin_next;
-    else
-        b->head = msg->bin_next;
-    if (msg->bin_next)
-        msg->bin_next->bin_prev = msg->bin_prev;
-    else
-        b->tail = msg->bin_prev;
-    msg->next = msg->prev = msg->bin_next = msg->bin_prev = NULL;
+    EMPI_DLIST_UNLINK(b->head, b->tail, msg, bin_prev, bin_next);
     q->length--;
 }
 
