@@ -45,10 +45,8 @@ int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out)
     return empi_err_noobj(MPI_ERR_COMM, "%s: invalid communicator %p (freed or never created)", fname, (void *)h);
 }
 
-int empi_comm_check_tag(empi_comm_t *c, const char *fn, int tag, int wildcard_ok)
+int empi_comm_tag_error(empi_comm_t *c, const char *fn, int tag, int wildcard_ok)
 {
-    if (EMPI_LIKELY(tag >= 0 && tag <= EMPI_TAG_UB) || (wildcard_ok && tag == MPI_ANY_TAG))
-        return MPI_SUCCESS;
     if (tag < 0)
         return empi_err_comm(c, MPI_ERR_TAG, "%s: tag %d is negative%s", fn, tag, wildcard_ok ? " and not MPI_ANY_TAG" : "");
     return empi_err_comm(c, MPI_ERR_TAG, "%s: tag %d is above MPI_TAG_UB (%d)", fn, tag, EMPI_TAG_UB);

@@ -55,8 +55,15 @@ typedef struct empi_comm {
    with room to spare; MPICH's bound is lower still. */
 #define EMPI_TAG_UB 0x1fffffff
 
-/* A user tag: 0..MPI_TAG_UB, or MPI_ANY_TAG where `wildcard_ok` (receives, probes). Raises on c. */
-int empi_comm_check_tag(empi_comm_t *c, const char *fn, int tag, int wildcard_ok);
+/* A user tag: 0..MPI_TAG_UB, or MPI_ANY_TAG where `wildcard_ok` (receives, probes). Raises on c.
+   Inline: every send and receive checks its tag. */
+int empi_comm_tag_error(empi_comm_t *c, const char *fn, int tag, int wildcard_ok);
+static inline int empi_comm_check_tag(empi_comm_t *c, const char *fn, int tag, int wildcard_ok)
+{
+    if (__builtin_expect((tag >= 0 && tag <= EMPI_TAG_UB) || (wildcard_ok && tag == MPI_ANY_TAG), 1))
+        return MPI_SUCCESS;
+    return empi_comm_tag_error(c, fn, tag, wildcard_ok);
+}
 
 extern empi_comm_t empi_comm_world, empi_comm_self;
 

@@ -14,8 +14,14 @@ static int check_request(const char *fn, MPI_Request h, empi_request_t **out)
     return MPI_SUCCESS;
 }
 
-/* Hand a completed request's status to the user and retire it; returns its error. */
-static int retire(MPI_Request *handle, MPI_Status *status)
+/*
+ * Hand a completed request's status to the user and retire it; returns its error, and in *comm the
+ * communicator to raise it on (NULL for none), which the request may have kept alive alone (freed
+ * by the user meanwhile). A released request (*handle is then MPI_REQUEST_NULL) hands its reference
+ * over, for drop_comm once the error is raised; a persistent one keeps the communicator itself. So a
+ * wait counts no reference of its own.
+ */
+static int retire(MPI_Request *handle, MPI_Status *status, empi_comm_t **comm)
 {
     empi_request_t *req = empi_request_get(*handle);
     int qrc = empi_request_query(req, !req->persistent);
@@ -23,25 +29,31 @@ static int retire(MPI_Request *handle, MPI_Status *status)
         req->status.MPI_ERROR = qrc;
     empi_status_out(status, &req->status);
     int rc = req->status.MPI_ERROR;
+    *comm = req->comm;
     if (req->persistent) {
         req->active = 0;
     } else {
+        req->comm = NULL;
         empi_request_release(req);
         *handle = MPI_REQUEST_NULL;
     }
     return rc;
 }
 
-/* Retire one request and raise its error on its communicator, which the request may have kept
-   alive alone (freed by the user meanwhile): held until the error handler has run. */
+/* Drop what retire handed over with the communicator, if anything. */
+static void drop_comm(MPI_Request handle, empi_comm_t *comm)
+{
+    if (comm && handle == MPI_REQUEST_NULL)
+        empi_comm_release(comm);
+}
+
+/* Retire one request and raise its error on its communicator. */
 static int retire_raise(const char *fn, MPI_Request *handle, MPI_Status *status)
 {
-    empi_comm_t *comm = empi_request_get(*handle)->comm;
-    if (comm)
-        empi_comm_retain(comm);
-    int rc = empi_raise_completion(fn, comm, retire(handle, status));
-    if (comm)
-        empi_comm_release(comm);
+    empi_comm_t *comm;
+    int rc = retire(handle, status, &comm);
+    rc = empi_raise_completion(fn, comm, rc);
+    drop_comm(*handle, comm);
     return rc;
 }
 
@@ -120,14 +132,15 @@ static int check_array(const char *fn, int count, const MPI_Request reqs[])
 static void retire_one(MPI_Request *handle, MPI_Status *status, int index, empi_status_errors_t *errs,
                        empi_comm_t **failed_on)
 {
-    empi_comm_t *comm = empi_request_get(*handle)->comm;
-    if (comm)
-        empi_comm_retain(comm);
-    int rc = retire(handle, status);
-    if (rc != MPI_SUCCESS && !errs->failed && comm)
-        *failed_on = comm;   /* released by raise_on_failed */
-    else if (comm)
-        empi_comm_release(comm);
+    empi_comm_t *comm;
+    int rc = retire(handle, status, &comm);
+    if (rc != MPI_SUCCESS && !errs->failed && comm) {
+        *failed_on = comm;   /* held for raise_on_failed */
+        if (*handle != MPI_REQUEST_NULL)
+            empi_comm_retain(comm);   /* a persistent request handed nothing over */
+    } else {
+        drop_comm(*handle, comm);
+    }
     empi_status_errors_note(errs, index, rc);
 }
 
