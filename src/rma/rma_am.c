@@ -80,9 +80,8 @@ typedef struct empi_rma_am_wait {
 
 /* Requests are granted in order, so a writer is not starved; but a reader queued behind a writer
    that waits for readers who in turn wait for that reader (a barrier inside their epochs) would
-   wait forever: after this long a queued reader gets in whenever readers hold the lock. */
-#define AM_READER_PATIENCE_NS 10000000   /* 10 ms, as for local lockers (win_lock.c) */
-
+   wait forever: after EMPI_WIN_READER_PATIENCE_NS a queued reader gets in whenever readers hold the
+   lock, as a local reader does (win_lock.c). */
 static struct {
     empi_win_t *wins;              /* every live window, for arriving packets */
     am_queued_t *qhead, *qtail;    /* one FIFO for all peers keeps each pair in order */
@@ -654,7 +653,7 @@ static int am_progress(void)
         for (am_wait_t **at = w->am_waiting ? &w->am_waiting->next : NULL; at && *at;) {
             am_wait_t *x = *at;
             now = now ? now : empi_now_ns();
-            if (!x->exclusive && now - x->since_ns > AM_READER_PATIENCE_NS && try_grant(w, x->src, 0, x->cookie)) {
+            if (!x->exclusive && now - x->since_ns > EMPI_WIN_READER_PATIENCE_NS && try_grant(w, x->src, 0, x->cookie)) {
                 *at = x->next;
                 free(x);
                 am.nwaiting--;

@@ -42,6 +42,9 @@ enum { EMPI_RMA_DIRECT = 1, EMPI_RMA_CMA, EMPI_RMA_AM };
    flag a waiting writer raises so that new readers hold back (win_lock.c). */
 #define EMPI_WIN_LOCK_WRITER (UINT64_C(1) << 62)
 #define EMPI_WIN_LOCK_WAITING (UINT64_C(1) << 61)
+/* How long a reader defers to a waiting writer before it takes its share anyway (win_lock.c), for
+   local lockers and for the requests queued at a target of the message path (rma_am.c). */
+#define EMPI_WIN_READER_PATIENCE_NS 10000000   /* 10 ms */
 
 /* One rank's control block in the node segment (cache-line aligned, so ranks never share lines). */
 typedef struct empi_win_slot {

@@ -9,8 +9,9 @@
  *
  * A writer that finds the word taken raises EMPI_WIN_LOCK_WAITING, and readers arriving then hold
  * back, so that overlapping readers cannot keep it out forever (7 ranks cycling lock_all held one
- * exclusive lock out for over 60 s). Only for READER_PATIENCE, though: a reader that must get in
- * for the holders to progress (they wait in a barrier for it, say) then takes its share anyway.
+ * exclusive lock out for over 60 s). Only for EMPI_WIN_READER_PATIENCE_NS, though: a reader that
+ * must get in for the holders to progress (they wait in a barrier for it, say) then takes its
+ * share anyway.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -20,8 +21,6 @@
 #include "core/global.h"
 #include "core/progress.h"
 #include "rma/win.h"
-
-#define READER_PATIENCE_NS 10000000   /* 10 ms */
 
 int empi_win_lock_try(_Atomic uint64_t *word, int exclusive, int defer)
 {
@@ -51,11 +50,11 @@ void empi_win_lock_release(_Atomic uint64_t *word, int exclusive)
         atomic_fetch_sub_explicit(word, 1, memory_order_release);
 }
 
-/* One try of a local locker; a reader defers to a waiting writer for READER_PATIENCE_NS from its
-   first failed try (*since, 0 before it). */
+/* One try of a local locker; a reader defers to a waiting writer for EMPI_WIN_READER_PATIENCE_NS
+   from its first failed try (*since, 0 before it). */
 static int lock_try_fair(_Atomic uint64_t *word, int exclusive, uint64_t *since)
 {
-    int defer = exclusive || !*since || empi_now_ns() - *since < READER_PATIENCE_NS;
+    int defer = exclusive || !*since || empi_now_ns() - *since < EMPI_WIN_READER_PATIENCE_NS;
     if (empi_win_lock_try(word, exclusive, defer))
         return 1;
     if (!*since)
