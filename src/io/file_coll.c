@@ -387,16 +387,11 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
     int missing = empi_buffer_missing(c->buf, c->count, c->dt);
     if (rc == MPI_SUCCESS && missing)
         rc = MPI_ERR_BUFFER;
-    /* memory side: the user's bytes in place when contiguous (NULL with nothing to move is fine),
-       else a packed copy */
+    /* a non-contiguous memory side goes through a packed copy: allocated before the exchange, so
+       that failing to get it sends everyone to independent access */
     char *copy = NULL;
-    if (c->dt->is_contig) {
-        t.stream = (char *)c->buf + c->dt->true_lb;
-    } else if (rc == MPI_SUCCESS && !(t.stream = copy = malloc((size_t)(total ? total : 1)))) {
+    if (rc == MPI_SUCCESS && !c->dt->is_contig && !(copy = malloc((size_t)(total ? total : 1))))
         rc = MPI_ERR_NO_MEM;
-    } else if (copy && c->dir == EMPI_IO_WRITE) {
-        empi_dt_pack(c->buf, c->count, c->dt, 0, copy, total);
-    }
     if (rc != MPI_SUCCESS)
         mine.flags = PLAN_UNORDERED;   /* tell the others to go independent: nobody waits alone */
     int rc2 = empi_coll_gather(c->fname, EMPI_COLL_ALLGATHER, &mine, 3, MPI_OFFSET, plans, 3, MPI_OFFSET, 0,
@@ -410,6 +405,10 @@ int empi_io_collective(empi_io_call_t *c, MPI_Count *bytes)
             return rc2;
         return missing ? MPI_ERR_BUFFER : empi_io_access(c, bytes);
     }
+    /* the user's bytes in place when contiguous (NULL with nothing to move is fine) */
+    t.stream = copy ? copy : (char *)c->buf + c->dt->true_lb;
+    if (copy && c->dir == EMPI_IO_WRITE)
+        empi_dt_pack(c->buf, c->count, c->dt, 0, copy, total);
     rc = two_phase(&t, c->fname, plans);
     if (rc == MPI_SUCCESS && copy && c->dir == EMPI_IO_READ)
         empi_dt_unpack(c->buf, c->count, c->dt, 0, copy, total);
