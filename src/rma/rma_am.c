@@ -32,7 +32,7 @@
 #include "transport/transport.h"
 
 enum { AM_PUT = 1, AM_GET, AM_ACC, AM_CAS, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_REGIONS, AM_REPLY, AM_ACK };
-enum { AM_EXCLUSIVE = 1, AM_FETCH = 2, AM_PAIRS = 4 };
+enum { AM_EXCLUSIVE = 1, AM_FETCH = 2, AM_PAIRS = 4, AM_DROPPED = 8 };
 
 typedef struct am_hdr {
     uint8_t type;        /* EMPI_PKT_RMA */
@@ -444,6 +444,16 @@ static char *local_mem(empi_win_t *w, uint64_t addr, uint64_t len)
     return (char *)w->base + addr;
 }
 
+/* The origin counts answered bytes: it is told how many will not come, or it would wait forever. */
+static void answer_dropped(empi_win_t *w, const am_hdr_t *rq)
+{
+    am_hdr_t h = header(w, AM_REPLY, rq->len, 0);
+    h.flags = AM_DROPPED;
+    h.cookie = rq->cookie;
+    h.stream = rq->stream;
+    send_packet(w->peers[rq->src].world, &h, NULL, 0);
+}
+
 static void answer_get(empi_win_t *w, const am_hdr_t *h, const char *mem)
 {
     answer(w, h, AM_REPLY, h->stream, mem, (size_t)h->len);
@@ -548,7 +558,9 @@ static void on_lock(empi_win_t *w, const am_hdr_t *h)
 static void on_answer(const am_hdr_t *h, const void *payload)
 {
     am_track_t *k = (am_track_t *)(uintptr_t)h->cookie;
-    if (h->am == AM_REPLY && h->len) {
+    if (h->am == AM_REPLY && (h->flags & AM_DROPPED)) {
+        k->remaining -= (MPI_Count)h->addr; /* bytes asked for */
+    } else if (h->am == AM_REPLY && h->len) {
         if (k->dt && k->dt->is_contig)
             empi_copy((char *)k->buf + k->dt->true_lb + h->stream, payload, (size_t)h->len);
         else
@@ -596,7 +608,7 @@ static void am_deliver(int src, const void *pkt, size_t len)
             fprintf(stderr, "EtherMPI: rank %d: dropped an RMA operation outside the window (offset %llu, %llu bytes)\n",
                     w->rank, (unsigned long long)h.addr, (unsigned long long)h.len);
             if (h.am == AM_GET || h.am == AM_CAS || (h.flags & AM_FETCH))
-                answer(w, &h, AM_REPLY, h.stream, NULL, 0);
+                answer_dropped(w, &h);
             return;
         }
     }

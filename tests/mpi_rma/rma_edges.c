@@ -6,8 +6,13 @@
  *   (the image of the target elements was too short: heap corruption);
  * - a rank polling a flag with MPI_Win_sync while another puts it under lock_all sees it (on the
  *   message path it never did: MPI_Win_sync did not poll);
- * - readers meeting in a barrier inside their shared epochs while a writer waits: no deadlock.
- * Run plainly and with EMPI_RMA_PATH=am.
+ * - readers meeting in a barrier inside their shared epochs while a writer waits: no deadlock;
+ * - a get and a compare-and-swap at memory the target has detached from its dynamic window after
+ *   the origin learned its regions (erroneous) end with MPI_ERR_RMA_RANGE or leave the buffers
+ *   alone, and the window goes on working (the target dropped them and the origin, counting
+ *   answered bytes, waited forever).
+ * Run plainly and with EMPI_RMA_PATH=am, and by the multi-host suite (where the stale regions are
+ * the origin's: on a node it reads the target's table itself).
  */
 #include <stdlib.h>
 
@@ -91,6 +96,55 @@ static void readers_meet_inside(MPI_Win win, int me, int n)
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+static void stale_dynamic(int me, int n)
+{
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    long gone[4] = {1, 2, 3, 4}, kept[4] = {5, 6, 7, 8};
+    MPI_Aint at[2] = {0, 0};
+    if (me == 0) {
+        CHECK_MPI(MPI_Win_attach(win, gone, sizeof gone));
+        CHECK_MPI(MPI_Win_attach(win, kept, sizeof kept));
+        CHECK_MPI(MPI_Get_address(gone, &at[0]));
+        CHECK_MPI(MPI_Get_address(kept, &at[1]));
+    }
+    CHECK_MPI(MPI_Bcast(at, 2, MPI_AINT, 0, MPI_COMM_WORLD));
+    long got[4] = {0};
+    if (me == n - 1) { /* learns both regions */
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        CHECK_MPI(MPI_Get(got, 4, MPI_LONG, 0, at[0], 4, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+        CHECK(got[3] == 4, "get before the detach read %ld", got[3]);
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0)
+        CHECK_MPI(MPI_Win_detach(win, gone));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == n - 1) {
+        long mine[4] = {-1, -1, -1, -1}, swap = 9, cmp = 1, old = -1;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        int rc1 = MPI_Get(mine, 4, MPI_LONG, 0, at[0], 4, MPI_LONG, win);
+        int rc2 = MPI_Compare_and_swap(&swap, &cmp, &old, MPI_LONG, 0, at[0], win);
+        CHECK_MPI(MPI_Win_unlock(0, win));
+        int c1, c2;
+        MPI_Error_class(rc1, &c1);
+        MPI_Error_class(rc2, &c2);
+        CHECK(c1 == MPI_SUCCESS || c1 == MPI_ERR_RMA_RANGE, "get at detached memory: class %d", c1);
+        CHECK(c2 == MPI_SUCCESS || c2 == MPI_ERR_RMA_RANGE, "CAS at detached memory: class %d", c2);
+        CHECK(mine[0] == -1 && mine[3] == -1 && old == -1, "detached memory was read");
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        CHECK_MPI(MPI_Get(got, 4, MPI_LONG, 0, at[1], 4, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+        CHECK(got[0] == 5 && got[3] == 8, "get after the erroneous ones read %ld..%ld", got[0], got[3]);
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(gone[0] == 1 && gone[3] == 4, "detached memory was written: %ld", gone[0]);
+    if (me == 0)
+        CHECK_MPI(MPI_Win_detach(win, kept));
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -98,7 +152,13 @@ int main(int argc, char **argv)
     MPI_Datatype down;
     CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, -(MPI_Aint)sizeof(int), &down));
     CHECK_MPI(MPI_Type_commit(&down));
-    for (int flavor = 0; flavor < 3; flavor++) {
+    MPI_Comm node;
+    int on_node;
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    CHECK_MPI(MPI_Comm_size(node, &on_node));
+    CHECK_MPI(MPI_Comm_free(&node));
+    int flavors = on_node == n ? 3 : 2; /* a shared window needs one node (the multi-host suite) */
+    for (int flavor = 0; flavor < flavors; flavor++) {
         MPI_Win win;
         int *mem = NULL, *own = NULL;
         MPI_Aint bytes = N * sizeof(int);
@@ -120,6 +180,8 @@ int main(int argc, char **argv)
         free(own);
     }
     CHECK_MPI(MPI_Type_free(&down));
+    if (n > 1)
+        stale_dynamic(me, n);
     TEST_PASS();
     MPI_Finalize();
     return 0;
