@@ -123,8 +123,6 @@ void empi_win_spin_release(_Atomic uint32_t *word)
 static int lock_target(empi_win_t *w, int t, int exclusive)
 {
     empi_win_peer_t *p = &w->peers[t];
-    if (w->no_locks)
-        return MPI_SUCCESS;
     if (p->path == EMPI_RMA_AM)
         return empi_rma_am_lock(w, t, exclusive);
     uint64_t since = 0;
@@ -142,16 +140,20 @@ static int unlock_target(empi_win_t *w, int t, int exclusive)
     empi_win_peer_t *p = &w->peers[t];
     if (p->path == EMPI_RMA_AM) {
         int rc = empi_win_flush_peer(w, t);
-        if (rc != MPI_SUCCESS || w->no_locks)
+        if (rc != MPI_SUCCESS)
             return rc;
         return empi_rma_am_unlock(w, t, exclusive);
     }
     empi_rma_am_poll();
-    if (w->no_locks)
-        atomic_thread_fence(memory_order_seq_cst);
-    else
-        empi_win_lock_release(&p->slot->lock, exclusive);
+    empi_win_lock_release(&p->slot->lock, exclusive);
     return MPI_SUCCESS;
+}
+
+/* NOCHECK: the user promises no conflicting lock exists; no_locks: that no lock is used at all.
+   Either leaves the lock word alone, decided once per epoch (the hint may change inside one). */
+static int skips_lock_word(const empi_win_t *w, int assert)
+{
+    return (assert & MPI_MODE_NOCHECK) || w->no_locks;
 }
 
 static int check_rank(empi_win_t *w, const char *fname, int rank)
@@ -180,12 +182,12 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (w->lock_all || w->start_ranks || !empi_win_can_begin(w))
         return empi_err_win(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock: another access epoch is open on the window");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    int nocheck = skips_lock_word(w, assert);
     empi_lock();
-    /* NOCHECK: the user promises no conflicting lock exists, so the word is left alone. */
-    int rc = (assert & MPI_MODE_NOCHECK) ? MPI_SUCCESS : lock_target(w, rank, excl);
+    int rc = nocheck ? MPI_SUCCESS : lock_target(w, rank, excl);
     if (rc == MPI_SUCCESS) {
         p->sync |= (uint8_t)(excl ? EMPI_WIN_SYNC_EXCL : EMPI_WIN_SYNC_SHARED);
-        if (assert & MPI_MODE_NOCHECK)
+        if (nocheck)
             p->sync |= EMPI_WIN_SYNC_NOCHECK;
         w->nlocks++;
     }
@@ -232,14 +234,21 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return empi_err_win(w, MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: another access epoch is open on the window");
     empi_lock();
     int rc = MPI_SUCCESS;
-    int nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-    for (int t = 0; t < w->size && rc == MPI_SUCCESS; t++) {
-        if (!nocheck)
-            rc = lock_target(w, t, 0);
-        if (rc == MPI_SUCCESS)
-            w->peers[t].sync |= (uint8_t)(EMPI_WIN_SYNC_ALL | (nocheck ? EMPI_WIN_SYNC_NOCHECK : 0));
+    int nocheck = skips_lock_word(w, assert);
+    int t;
+    for (t = 0; t < w->size; t++) {
+        if (!nocheck && (rc = lock_target(w, t, 0)) != MPI_SUCCESS)
+            break;
+        w->peers[t].sync |= (uint8_t)(EMPI_WIN_SYNC_ALL | (nocheck ? EMPI_WIN_SYNC_NOCHECK : 0));
     }
-    w->lock_all = 1;
+    if (rc == MPI_SUCCESS) {
+        w->lock_all = 1;
+    } else { /* no epoch: give back the locks already taken */
+        while (t-- > 0) {
+            unlock_target(w, t, 0);
+            w->peers[t].sync &= (uint8_t)~EMPI_WIN_SYNC_ALL;
+        }
+    }
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_win(w, rc, "MPI_Win_lock_all: acquiring the locks failed");

@@ -11,6 +11,9 @@
  *   the origin learned its regions (erroneous) end with MPI_ERR_RMA_RANGE or leave the buffers
  *   alone, and the window goes on working (the target dropped them and the origin, counting
  *   answered bytes, waited forever).
+ * - the no_locks hint changed by MPI_Win_set_info inside a lock_all epoch, either way: the epoch
+ *   ends as it began, and an exclusive lock afterwards is granted (locks taken before the change
+ *   were never given back, or ones never taken were).
  * Run plainly and with EMPI_RMA_PATH=am, and by the multi-host suite (where the stale regions are
  * the origin's: on a node it reads the target's table itself).
  */
@@ -94,6 +97,44 @@ static void readers_meet_inside(MPI_Win win, int me, int n)
         CHECK_MPI(MPI_Comm_free(&readers));
     }
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void set_no_locks(MPI_Win win, const char *value)
+{
+    MPI_Info info;
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Info_set(info, "no_locks", value));
+    CHECK_MPI(MPI_Win_set_info(win, info));
+    CHECK_MPI(MPI_Info_free(&info));
+}
+
+static void hint_inside_epoch(int me, int n)
+{
+    for (int start_without = 0; start_without < 2; start_without++) {
+        MPI_Win win;
+        int *mem;
+        CHECK_MPI(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+        *mem = 0;
+        if (start_without)
+            set_no_locks(win, "true");
+        CHECK_MPI(MPI_Win_lock_all(0, win));
+        set_no_locks(win, start_without ? "false" : "true");
+        CHECK_MPI(MPI_Win_unlock_all(win));
+        set_no_locks(win, "false");
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        /* everyone adds one under an exclusive lock on rank 0 */
+        int one = 1;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (me == 0) {
+            CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            CHECK(*mem == n, "%d exclusive adds made %d", n, *mem);
+            CHECK_MPI(MPI_Win_unlock(0, win));
+        }
+        CHECK_MPI(MPI_Win_free(&win));
+    }
 }
 
 static void stale_dynamic(int me, int n)
@@ -180,6 +221,7 @@ int main(int argc, char **argv)
         free(own);
     }
     CHECK_MPI(MPI_Type_free(&down));
+    hint_inside_epoch(me, n);
     if (n > 1)
         stale_dynamic(me, n);
     TEST_PASS();
