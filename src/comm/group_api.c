@@ -178,13 +178,15 @@ static int expand_ranges(const empi_group_t *g, int n, int ranges[][3], int **ou
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
         if (stride == 0)
             return empi_err_noobj(MPI_ERR_ARG, "%s: ranges[%d] has stride 0", fname, i);
-        if (first < 0 || first >= g->size || last < 0 || last >= g->size)
-            return empi_err_noobj(MPI_ERR_RANK, "%s: ranges[%d] = (%d, %d, %d) leaves the group (size %d)", fname, i,
-                                  first, last, stride, g->size);
         if ((stride > 0 && first > last) || (stride < 0 && first < last))
             return empi_err_noobj(MPI_ERR_ARG, "%s: ranges[%d] = (%d, %d, %d) runs away from its last rank", fname, i,
                                   first, last, stride);
-        total += ((long long)last - first) / stride + 1;
+        /* only the ranks named must be in the group: last itself may lie beyond the final step */
+        long long steps = ((long long)last - first) / stride, final = first + steps * stride;
+        if (first < 0 || first >= g->size || final < 0 || final >= g->size)
+            return empi_err_noobj(MPI_ERR_RANK, "%s: ranges[%d] = (%d, %d, %d) leaves the group (size %d)", fname, i,
+                                  first, last, stride, g->size);
+        total += steps + 1;
         if (total > g->size)
             return empi_err_noobj(MPI_ERR_RANK, "%s: the ranges name more ranks than the group has (%d)", fname,
                                   g->size);

@@ -106,6 +106,18 @@ int main(int argc, char **argv) {
     g3 = MPI_GROUP_EMPTY;
   }
 
+  /* A range's last rank may lie outside the group when the stride steps over it: (n-1, n, 2) and
+     (0, -1, -2) name one rank each (they were refused with MPI_ERR_RANK). */
+  int r_over[2][3] = {{n - 1, n, 2}, {0, -1, -2}};
+  MPI_Group g5;
+  CHECK_MPI(MPI_Group_range_incl(world, n > 1 ? 2 : 1, r_over, &g5));
+  int over_want[2] = {n - 1, 0};
+  expect_group(g5, world, over_want, n > 1 ? 2 : 1, "range_incl with last beyond the group");
+  MPI_Group_free(&g5);
+  CHECK_MPI(MPI_Group_range_excl(world, 1, r_over, &g5));
+  expect_group(g5, world, all, n - 1, "range_excl with last beyond the group");
+  MPI_Group_free(&g5);
+
   /* range_excl of the evens leaves the odds in ascending order. */
   MPI_Group g4;
   CHECK_MPI(MPI_Group_range_excl(world, 1, r_even, &g4));
