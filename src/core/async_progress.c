@@ -28,10 +28,10 @@ static void *progress_main(void *arg)
     struct pollfd fds[EMPI_MAX_WAIT_FDS];
     int spin = empi_tunables.spin_count, idle = spin;
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
-        pthread_mutex_lock(&empi_big_lock);
+        empi_lock();
         int events = empi_progress_poll();
         int nfds = events || idle < spin ? 0 : empi_progress_wait_fds(fds, EMPI_MAX_WAIT_FDS);
-        pthread_mutex_unlock(&empi_big_lock);
+        empi_unlock();
         if (events) {
             idle = 0;
         } else if (idle < spin) {

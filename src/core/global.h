@@ -30,22 +30,44 @@ static inline const char *empi_not_running_text(void)
 }
 
 /*
- * One recursive lock serializes the library under MPI_THREAD_MULTIPLE; waits release it while they
- * yield so other threads progress. Recursive because user callbacks (error handlers, attribute
- * copy functions, user reduction ops) may call MPI again.
+ * One lock serializes the library under MPI_THREAD_MULTIPLE. A thread may take it again (user
+ * callbacks such as error handlers, attribute copy and delete functions and reduction ops call MPI
+ * again), so it counts how deep it holds it and only the outermost level touches the mutex. A wait
+ * gives it up entirely while it yields, however deep: a callback blocked in MPI_Recv must let the
+ * thread that will send in (MPI 4.1 11.6.2: a blocking call blocks the calling thread only).
  */
 extern pthread_mutex_t empi_big_lock;
+extern _Thread_local int empi_big_lock_depth;
 
 static inline void empi_lock(void)
 {
-    if (empi_g.thread_multiple)
+    if (empi_g.thread_multiple && empi_big_lock_depth++ == 0)
         pthread_mutex_lock(&empi_big_lock);
 }
 
 static inline void empi_unlock(void)
 {
-    if (empi_g.thread_multiple)
+    if (empi_g.thread_multiple && --empi_big_lock_depth == 0)
         pthread_mutex_unlock(&empi_big_lock);
+}
+
+/* Give the lock up at every depth this thread holds it; returns the depth for empi_relock. */
+static inline int empi_unlock_fully(void)
+{
+    int depth = empi_big_lock_depth;
+    if (depth > 0) {
+        empi_big_lock_depth = 0;
+        pthread_mutex_unlock(&empi_big_lock);
+    }
+    return depth;
+}
+
+static inline void empi_relock(int depth)
+{
+    if (depth > 0) {
+        pthread_mutex_lock(&empi_big_lock);
+        empi_big_lock_depth = depth;
+    }
 }
 
 static inline int empi_is_initialized(void)

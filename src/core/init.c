@@ -19,6 +19,7 @@
 
 empi_global_t empi_g;
 pthread_mutex_t empi_big_lock;
+_Thread_local int empi_big_lock_depth;
 
 void empi_pt2pt_deliver(int src, const void *pkt, size_t len);
 void empi_wtime_init(void);
@@ -31,11 +32,7 @@ static int nactive;
 
 static void init_lock(void)
 {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&empi_big_lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    pthread_mutex_init(&empi_big_lock, NULL);
 }
 
 static int start_transports(void)

@@ -104,11 +104,9 @@ static int should_yield(int passes)
    process can make progress too. */
 static void yield_cpu(void)
 {
-    if (empi_g.thread_multiple)
-        pthread_mutex_unlock(&empi_big_lock);
+    int depth = empi_unlock_fully();
     sched_yield();
-    if (empi_g.thread_multiple)
-        pthread_mutex_lock(&empi_big_lock);
+    empi_relock(depth);
 }
 
 void empi_progress_idle(int *idle_passes)
@@ -118,10 +116,8 @@ void empi_progress_idle(int *idle_passes)
     if (empi_g.thread_multiple) {
         if (yield || passes > empi_tunables.spin_count)
             yield_cpu();
-        else {   /* let other threads in even while spinning */
-            pthread_mutex_unlock(&empi_big_lock);
-            pthread_mutex_lock(&empi_big_lock);
-        }
+        else     /* let other threads in even while spinning */
+            empi_relock(empi_unlock_fully());
         return;
     }
     if (yield && !(sleep && sleep_on_transports()))

@@ -17,7 +17,7 @@ static void lock_all(void)
 {
     holds_big_lock = empi_g.thread_multiple;
     if (holds_big_lock)
-        pthread_mutex_lock(&empi_big_lock);
+        empi_lock();
     pthread_mutex_lock(&mpit_lock);
 }
 
@@ -25,7 +25,7 @@ static void unlock_all(void)
 {
     pthread_mutex_unlock(&mpit_lock);
     if (holds_big_lock)
-        pthread_mutex_unlock(&empi_big_lock);
+        empi_unlock();
     holds_big_lock = 0;
 }
 

@@ -11,6 +11,7 @@
 
 empi_global_t empi_g = {.boot = {.rank = 1, .size = 4}};
 pthread_mutex_t empi_big_lock = PTHREAD_MUTEX_INITIALIZER;
+_Thread_local int empi_big_lock_depth;
 
 empi_comm_t empi_comm_world = {.obj = {EMPI_MAGIC_COMM, 1}, .errhandler = &empi_errhandler_return,
                                .handle = MPI_COMM_WORLD, .name = "MPI_COMM_WORLD"};

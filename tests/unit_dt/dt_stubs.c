@@ -15,6 +15,7 @@
 
 empi_global_t empi_g;
 pthread_mutex_t empi_big_lock = PTHREAD_MUTEX_INITIALIZER;
+_Thread_local int empi_big_lock_depth;
 
 int dt_last_err_class;
 char dt_last_err_msg[512];
