@@ -17,7 +17,7 @@ __attribute__((visibility("default"))) int empi_info_tunable_count(void)
 
 __attribute__((visibility("default"))) int empi_info_tunable_get(int i, empi_info_tunable_t *out)
 {
-    static const char *const type_names[] = {"int", "size", "bool", "string"};
+    static const char *const type_names[] = {"int", "size", "bool", "string", "bytes"};
     if (i < 0 || i >= empi_tunable_count)
         return -1;
     if (!empi_tunables_loaded())   /* once: a bad value is reported once */

@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +27,24 @@ static int parse_size(const char *s, size_t *out)
 {
     char *end;
     errno = 0;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s == '-') /* strtoull would take "-1" as 2^64 - 1 */
+        return -1;
     unsigned long long v = strtoull(s, &end, 0);
     if (errno || end == s)
         return -1;
+    int shift = 0;
     switch (tolower((unsigned char)*end)) {
-    case 'g': v <<= 10; /* fall through */
-    case 'm': v <<= 10; /* fall through */
-    case 'k': v <<= 10; end++; break;
+    case 'g': shift = 30; end++; break;
+    case 'm': shift = 20; end++; break;
+    case 'k': shift = 10; end++; break;
     case '\0': break;
     default: return -1;
     }
+    if (v > (SIZE_MAX >> shift))
+        return -1;
+    v <<= shift;
     if (*end && !(tolower((unsigned char)*end) == 'b' && end[1] == '\0'))
         return -1;
     *out = (size_t)v;
@@ -113,12 +123,19 @@ static int set_value(int i, const char *text)
         char *end;
         errno = 0;
         long v = strtol(text, &end, 0);
-        if (errno || end == text || *end)
+        if (errno || end == text || *end || v < INT_MIN || v > INT_MAX) /* MPI_T reads it as an int */
             return -1;
         *(long *)p = v;
         return 0;
     }
     case EMPI_TUNABLE_SIZE: return parse_size(text, (size_t *)p);
+    case EMPI_TUNABLE_BYTES: {
+        size_t v;
+        if (parse_size(text, &v) != 0 || v == 0)
+            return -1;
+        *(size_t *)p = v;
+        return 0;
+    }
     case EMPI_TUNABLE_BOOL: return parse_bool(text, (int *)p);
     case EMPI_TUNABLE_STRING: *(const char **)p = text; return 0;
     }
@@ -191,7 +208,8 @@ void empi_tunable_format(int i, char *buf, size_t len)
     const void *p = field_ptr(i);
     switch (empi_tunable_descs[i].type) {
     case EMPI_TUNABLE_INT: snprintf(buf, len, "%ld", *(const long *)p); break;
-    case EMPI_TUNABLE_SIZE: snprintf(buf, len, "%zu", *(const size_t *)p); break;
+    case EMPI_TUNABLE_SIZE:
+    case EMPI_TUNABLE_BYTES: snprintf(buf, len, "%zu", *(const size_t *)p); break;
     case EMPI_TUNABLE_BOOL: snprintf(buf, len, "%s", *(const int *)p ? "yes" : "no"); break;
     case EMPI_TUNABLE_STRING: snprintf(buf, len, "%s", *(const char *const *)p); break;
     }

@@ -4,11 +4,18 @@
 
 #include <stddef.h>
 
-typedef enum { EMPI_TUNABLE_INT, EMPI_TUNABLE_SIZE, EMPI_TUNABLE_BOOL, EMPI_TUNABLE_STRING } empi_tunable_type_t;
+typedef enum {
+    EMPI_TUNABLE_INT,
+    EMPI_TUNABLE_SIZE,
+    EMPI_TUNABLE_BOOL,
+    EMPI_TUNABLE_STRING,
+    EMPI_TUNABLE_BYTES,   /* a SIZE that must be at least 1: a length or a capacity */
+} empi_tunable_type_t;
 
 typedef struct empi_tunables {
 #define EMPI_TUNABLE_INT_FIELD long
 #define EMPI_TUNABLE_SIZE_FIELD size_t
+#define EMPI_TUNABLE_BYTES_FIELD size_t
 #define EMPI_TUNABLE_BOOL_FIELD int
 #define EMPI_TUNABLE_STRING_FIELD const char *
 #define EMPI_TUNABLE(field, type, def, doc) EMPI_TUNABLE_##type##_FIELD field;

@@ -72,7 +72,8 @@ const char *empi_mpit_cvar_category(int i)
 static MPI_Datatype cvar_type(int i)
 {
     switch (empi_tunable_descs[i].type) {
-    case EMPI_TUNABLE_SIZE: return MPI_UNSIGNED_LONG_LONG;
+    case EMPI_TUNABLE_SIZE:
+    case EMPI_TUNABLE_BYTES: return MPI_UNSIGNED_LONG_LONG;
     case EMPI_TUNABLE_STRING: return MPI_CHAR;
     default: return MPI_INT;
     }
@@ -210,7 +211,8 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     const void *field = empi_tunable_addr(i);
     switch (empi_tunable_descs[i].type) {
     case EMPI_TUNABLE_INT: *(int *)buf = (int)*(const long *)field; break;
-    case EMPI_TUNABLE_SIZE: *(unsigned long long *)buf = *(const size_t *)field; break;
+    case EMPI_TUNABLE_SIZE:
+    case EMPI_TUNABLE_BYTES: *(unsigned long long *)buf = *(const size_t *)field; break;
     case EMPI_TUNABLE_BOOL: *(int *)buf = *(const int *)field; break;
     case EMPI_TUNABLE_STRING: {
         const char *s = *(const char *const *)field;
@@ -226,7 +228,8 @@ static int value_text(int i, const void *buf, char *text, size_t len)
 {
     switch (empi_tunable_descs[i].type) {
     case EMPI_TUNABLE_INT: snprintf(text, len, "%d", *(const int *)buf); return 0;
-    case EMPI_TUNABLE_SIZE: snprintf(text, len, "%llu", *(const unsigned long long *)buf); return 0;
+    case EMPI_TUNABLE_SIZE:
+    case EMPI_TUNABLE_BYTES: snprintf(text, len, "%llu", *(const unsigned long long *)buf); return 0;
     case EMPI_TUNABLE_BOOL: snprintf(text, len, "%d", *(const int *)buf != 0); return 0;
     case EMPI_TUNABLE_STRING:
         if (strnlen(buf, EMPI_MPIT_STRING_COUNT) == EMPI_MPIT_STRING_COUNT)

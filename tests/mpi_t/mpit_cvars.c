@@ -2,7 +2,9 @@
  * MPI_T control variables against the tunable registry: every tunable of core/tunables.def is a
  * cvar "empi_<name>" with the right type, description and value (EMPI_EAGER_LIMIT=4096 and
  * EMPI_SPIN_COUNT=1234 come from the test's environment, EMPI_BIND_TO=sideways too, which is not
- * in the choice list "none|core|hwthread" and must leave the default); writes before MPI_Init win over the
+ * in the choice list "none|core|hwthread" and must leave the default, as must EMPI_RNDV_CHUNK=0 (a
+ * length), EMPI_TCP_MAX_PACKET=-1, EMPI_UDP_WINDOW=99999999999g (beyond 64 bits) and
+ * EMPI_SPIN_COUNT_ALONE=4294967296 (beyond an int: MPI_T read it as 0)); writes before MPI_Init win over the
  * environment and survive it, init-time cvars refuse writes afterwards, live ones take them.
  * An internals test: it includes the registry to know what to expect.
  */
@@ -52,7 +54,7 @@ static void check_registry(void) {
           name_len, want);
     CHECK(!strncmp(desc, e->doc, strlen(e->doc)), "cvar %s: description \"%s\" is not the registry's", name, desc);
     CHECK(desc_len == (int)strlen(desc) + 1, "cvar %s: desc_len %d", name, desc_len);
-    MPI_Datatype want_dt = !strcmp(e->type, "SIZE") ? MPI_UNSIGNED_LONG_LONG
+    MPI_Datatype want_dt = !strcmp(e->type, "SIZE") || !strcmp(e->type, "BYTES") ? MPI_UNSIGNED_LONG_LONG
                            : !strcmp(e->type, "STRING") ? MPI_CHAR : MPI_INT;
     CHECK(dt == want_dt, "cvar %s (%s): wrong datatype", name, e->type);
     CHECK(en == MPI_T_ENUM_NULL && bind == MPI_T_BIND_NO_OBJECT, "cvar %s: enum/bind", name);
@@ -166,6 +168,14 @@ int main(int argc, char **argv) {
   CHECK_T(MPI_T_cvar_write(yh, "never"), MPI_T_ERR_CVAR_SET_NEVER);
   unsigned long long ring = 1 << 20;
   CHECK_T(MPI_T_cvar_write(rh, &ring), MPI_T_ERR_CVAR_SET_NEVER);
+  /* A chunk of 0 bytes is refused (the rendezvous pipeline sent empty chunks forever). */
+  MPI_T_cvar_handle ch;
+  CHECK_T(MPI_T_cvar_handle_alloc(mpit_cvar("empi_rndv_chunk"), NULL, &ch, &count), MPI_SUCCESS);
+  unsigned long long chunk = 0;
+  CHECK_T(MPI_T_cvar_write(ch, &chunk), MPI_T_ERR_INVALID);
+  CHECK_T(MPI_T_cvar_read(ch, &chunk), MPI_SUCCESS);
+  CHECK(chunk > 0, "rndv_chunk reads %llu after a refused write of 0", chunk);
+  CHECK_T(MPI_T_cvar_handle_free(&ch), MPI_SUCCESS);
   /* Read on every use: writable now too. */
   eager = 8192;
   mpit_cvar_rw("empi_eager_limit", NULL, &eager);

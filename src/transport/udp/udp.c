@@ -215,8 +215,8 @@ static int udp_finalize(void)
         const udp_engine_t *e = &U.eng;
         fprintf(stderr, "EtherMPI: udp rank %d: %llu datagrams sent, %llu resent, %llu timeouts, %llu acks, "
                 "%llu probes, %llu duplicates and %llu early received\n", e->me, (unsigned long long)e->n_sent,
-                (unsigned long long)e->n_retx, (unsigned long long)e->n_timeouts, (unsigned long long)e->n_probes,
-                (unsigned long long)e->n_acks_sent, (unsigned long long)e->n_dup, (unsigned long long)e->n_early);
+                (unsigned long long)e->n_retx, (unsigned long long)e->n_timeouts, (unsigned long long)e->n_acks_sent,
+                (unsigned long long)e->n_probes, (unsigned long long)e->n_dup, (unsigned long long)e->n_early);
     }
     if (empi_boot_fence_hook() == fence_hook)
         empi_boot_set_fence_hook(NULL);
