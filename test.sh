@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run the whole test suite: a -Werror build with every test, then the suite again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the threaded tests under ThreadSanitizer.
 #   ./test.sh            everything
 #   ./test.sh --quick    the -Werror build only
 set -euo pipefail
@@ -22,5 +22,11 @@ if [ "${1:-}" != "--quick" ]; then
     # transport code as their namespace twins, which stay; under the sanitizer each takes minutes.
     (cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure --timeout 600 -j "$jobs" \
         -E "abi.interop|abi.mpi4py|large|net\.loopback\.(tcp|udp|hybrid)$") || status=1
+    # Only what the threaded tests need is built; tests/tsan.supp lists the races tests make on purpose.
+    cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMPI_WERROR=ON -DEMPI_SANITIZE=thread >/dev/null
+    cmake --build build-tsan --target mpi_abi mpiexec threads_pt2pt threads_callbacks comm_threads \
+        comm_create_group_threads async_progress async_progress_direct mpit_threads
+    (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tests/tsan.supp" \
+        ctest --output-on-failure --timeout 600 -j "$jobs" -R "thread|async_progress" -E "^net") || status=1
 fi
 exit $status

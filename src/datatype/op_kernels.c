@@ -35,8 +35,10 @@ typedef _Complex float __attribute__((mode(TC))) empi_c128;
 /*
  * x86-64's baseline (SSE2) lacks integer min/max and has 16-byte vectors; an AVX2 clone of each
  * kernel, picked once at load time through an ifunc, doubles the width where the CPU allows.
+ * Not under ThreadSanitizer: it instruments the ifunc resolvers, which run before it is set up.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define EMPI_KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define EMPI_KERNEL_CLONES

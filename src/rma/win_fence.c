@@ -109,14 +109,16 @@ static int flush_common(const char *fname, int rank, MPI_Win win, int all)
         if (rank < 0 || rank >= w->size)
             return empi_err_win(w, MPI_ERR_RANK, "%s: rank %d is not in the window's group of %d", fname, rank,
                                 w->size);
-        if (!(w->peers[rank].sync & (EMPI_WIN_SYNC_SHARED | EMPI_WIN_SYNC_EXCL | EMPI_WIN_SYNC_ALL)))
-            return empi_err_win(w, MPI_ERR_RMA_SYNC, "%s: rank %d is not locked", fname, rank);
-    } else if (!w->nlocks && !w->lock_all) {
-        return empi_err_win(w, MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open", fname);
     }
-    empi_lock();
-    int rc = all ? empi_win_flush_all_peers(w) : empi_win_flush_peer(w, rank);
+    empi_lock(); /* the epoch flags share a byte with ones another thread's flush clears */
+    int open = all ? w->nlocks || w->lock_all
+                   : (w->peers[rank].sync & (EMPI_WIN_SYNC_SHARED | EMPI_WIN_SYNC_EXCL | EMPI_WIN_SYNC_ALL)) != 0;
+    int rc = !open ? MPI_ERR_RMA_SYNC : all ? empi_win_flush_all_peers(w) : empi_win_flush_peer(w, rank);
     empi_unlock();
+    if (!open && all)
+        return empi_err_win(w, rc, "%s: no passive-target epoch is open", fname);
+    if (!open)
+        return empi_err_win(w, rc, "%s: rank %d is not locked", fname, rank);
     if (rc != MPI_SUCCESS)
         return empi_err_win(w, rc, "%s: completing the operations failed", fname);
     return MPI_SUCCESS;
@@ -156,7 +158,9 @@ int PMPI_Win_sync(MPI_Win win)
 {
     empi_win_t *w;
     EMPI_CHECK(empi_win_check(win, "MPI_Win_sync", &w));
+    empi_lock();
     empi_rma_am_poll();
+    empi_unlock();
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }
