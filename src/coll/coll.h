@@ -103,6 +103,8 @@ typedef struct empi_sched {
     int pos;          /* first op of the running round */
     int end;          /* its fence (or n) */
     int issued;       /* the round's ops have been started */
+    int scan;         /* the round's ops before it are complete */
+    int round_polls;  /* the round has poll ops (they must run on every pass) */
     int done;
     int err;
     int tag;
