@@ -135,10 +135,12 @@ empi_sched_t *empi_sched_new(empi_comm_t *comm);
 /* The schedule of a persistent collective on comm (collective over comm; NULL with *rc on failure).
    It runs on a private duplicate of comm: persistent collectives may be started in any order, a
    different one on each process (MPI 4.0, 6.13), so they cannot share comm's tag sequence or its
-   shared-memory epochs with each other or with the other collectives. */
-empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc);
+   shared-memory epochs with each other or with the other collectives.
+   p2p_only: its operations are point-to-point messages only (neighborhood collectives), so the
+   duplicate gets no shared segment or node hierarchy. */
+empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int p2p_only, int *rc);
 /* The schedule of a nonblocking (persistent 0) or persistent call; NULL with *rc on failure. */
-empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int *rc);
+empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int p2p_only, int *rc);
 /* Blocking calls keep the schedule on their stack: init, build, run, fini. */
 void empi_sched_init(empi_sched_t *s, empi_comm_t *comm);
 /* The same with the call's tag already taken (a blocking call whose fast path declined). */

@@ -186,7 +186,7 @@ static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, 
         empi_sched_init(stack, c);
         *s = stack;
     } else {
-        *s = empi_sched_new_for(c, mode == EMPI_COLL_PERSISTENT, &rc);
+        *s = empi_sched_new_for(c, mode == EMPI_COLL_PERSISTENT, 0, &rc);
     }
     return rc;
 }
@@ -279,7 +279,7 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
     }
     int rc = MPI_ERR_NO_MEM;
     if (mode != EMPI_COLL_BLOCKING)
-        s = empi_sched_new_for(a->comm, mode == EMPI_COLL_PERSISTENT, &rc);
+        s = empi_sched_new_for(a->comm, mode == EMPI_COLL_PERSISTENT, 0, &rc);
     rc = s ? launch(fn, s, a, mode, request) : empi_err_comm(a->comm, rc, "%s: %s", fn, sched_why(rc));
     empi_unlock();
     return rc;

@@ -45,7 +45,7 @@ empi_sched_t *empi_sched_new(empi_comm_t *comm)
     return s;
 }
 
-empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
+empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int p2p_only, int *rc)
 {
     empi_comm_t *own = NULL;
     *rc = empi_comm_create_from(comm, comm->group, &own);
@@ -55,7 +55,7 @@ empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
        duplicate gets them now (collectively, like the dup): the segment whenever the ranks share
        one node (it costs address space; pages only when used), the hierarchy where the user's
        communicator has one. */
-    empi_coll_comm_t *cc = empi_comm_is_inter(comm) ? NULL : empi_coll_comm(comm);
+    empi_coll_comm_t *cc = empi_comm_is_inter(comm) || p2p_only ? NULL : empi_coll_comm(comm);
     if (cc && cc->single_node)
         empi_coll_shm_get(own);
     if (cc && cc->hier)
@@ -71,10 +71,10 @@ empi_sched_t *empi_sched_new_persistent(empi_comm_t *comm, int *rc)
     return s;
 }
 
-empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int *rc)
+empi_sched_t *empi_sched_new_for(empi_comm_t *comm, int persistent, int p2p_only, int *rc)
 {
     *rc = MPI_ERR_NO_MEM;
-    return persistent ? empi_sched_new_persistent(comm, rc) : empi_sched_new(comm);
+    return persistent ? empi_sched_new_persistent(comm, p2p_only, rc) : empi_sched_new(comm);
 }
 
 int empi_sched_hold(empi_sched_t *s, empi_datatype_t *dt)

@@ -145,7 +145,7 @@ static int run(const char *fn, empi_comm_t *c, const empi_topo_t *t, const nbr_s
     if (mode == EMPI_COLL_BLOCKING)
         empi_sched_init(s, c);
     else
-        s = empi_sched_new_for(c, mode == EMPI_COLL_PERSISTENT, &rc);
+        s = empi_sched_new_for(c, mode == EMPI_COLL_PERSISTENT, 1, &rc);
     rc = s ? build_side(s, rcv, t->in, t->nin, 1, cart, hold) : rc;
     if (rc == MPI_SUCCESS)
         rc = build_side(s, snd, t->out, t->nout, 0, cart, hold);
