@@ -188,6 +188,8 @@ typedef struct empi_coll_comm {
     int shm_failed;
     struct empi_coll_hier *hier;   /* node/leader communicators (multi-node), lazily */
     int hier_failed;
+    int hier_part;           /* a node or leaders communicator of a hierarchy: EMPI_<COLL>_ALGORITHM
+                                is for the user's communicators, not for the steps inside hier */
     /* last selection per collective: (message bytes, blocking) -> algorithm */
     long long sel_bytes[EMPI_COLL_COUNT];
     const void *sel_alg[EMPI_COLL_COUNT];

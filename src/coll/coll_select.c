@@ -334,8 +334,9 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
         return empi_coll_inter_alg(a->coll);
     if (EMPI_UNLIKELY(!config_done))
         configure();
+    empi_coll_comm_t *cc = empi_coll_comm(a->comm);
     const empi_coll_alg_t *alg = forced[a->coll];
-    if (alg) {
+    if (alg && !(cc && cc->hier_part)) {
         unsigned bad = empi_coll_alg_violates(alg, a, blocking);
         if (!bad)
             return alg;
@@ -350,7 +351,6 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
         }
         return fallback(a, blocking);
     }
-    empi_coll_comm_t *cc = empi_coll_comm(a->comm);
     long long bytes = empi_coll_msg_bytes(a);
     /* one-entry cache per collective and communicator; ops and types can change what applies, so
        only calls whose restrictions are all met reuse it */

@@ -50,7 +50,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     int r = empi_cart_rank_of(t, coords);
     if (r < 0) {
         int d = 0;
-        while (coords[d] >= 0 && coords[d] < t->dims[d])
+        while (t->periods[d] || (coords[d] >= 0 && coords[d] < t->dims[d]))
             d++;
         return empi_err_comm(c, MPI_ERR_ARG, "%s: coords[%d] = %d is outside the non-periodic dimension of size %d",
                              fn, d, coords[d], t->dims[d]);

@@ -48,6 +48,8 @@ int empi_topo_check(empi_comm_t *c, int kind, const char *fn, empi_topo_t **out)
         *out = t;
         return MPI_SUCCESS;
     }
+    if (!t && kind == 0)
+        return empi_err_comm(c, MPI_ERR_TOPOLOGY, "%s: the communicator has no process topology", fn);
     if (!t)
         return empi_err_comm(c, MPI_ERR_TOPOLOGY, "%s: the communicator has no process topology (%s one is needed)",
                              fn, kind_name(kind));

@@ -38,6 +38,9 @@ static int make_comm(empi_comm_t *parent, const int *members, int n, uint32_t ct
         return MPI_ERR_NO_MEM;
     int rc = empi_comm_build(parent, g, ctx, out);
     empi_group_release(g);
+    empi_coll_comm_t *cc = rc == MPI_SUCCESS ? empi_coll_comm(*out) : NULL;
+    if (cc)
+        cc->hier_part = 1;
     return rc;
 }
 
