@@ -53,21 +53,46 @@ int empi_net_local_addrs(uint32_t *addrs, int max)
     return n;
 }
 
+static int is_local(const struct ifaddrs *list, uint32_t addr)
+{
+    for (const struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next)
+        if (ifa->ifa_addr && ifa->ifa_addr->sa_family == AF_INET && ipv4_of(ifa->ifa_addr) == addr)
+            return 1;
+    return 0;
+}
+
+static int on_local_subnet(const struct ifaddrs *list, uint32_t addr)
+{
+    for (const struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next) {
+        if (!usable(ifa) || !ifa->ifa_netmask)
+            continue;
+        uint32_t mask = ipv4_of(ifa->ifa_netmask);
+        if ((ipv4_of(ifa->ifa_addr) & mask) == (addr & mask))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Hosts often carry the same private address on a bridge of their own (docker0's 172.17.0.1,
+ * virbr0's 192.168.122.1): a peer address that is also ours leads back to this host, so it is
+ * taken only when the peer has no other (a peer on this very host: the loopback test hosts).
+ */
 uint32_t empi_net_pick_addr(const uint32_t *addrs, int n)
 {
     struct ifaddrs *list;
-    if (n > 1 && getifaddrs(&list) == 0) {
-        for (int i = 0; i < n; i++)
-            for (struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next) {
-                if (!usable(ifa) || !ifa->ifa_netmask)
-                    continue;
-                uint32_t mask = ipv4_of(ifa->ifa_netmask);
-                if ((ipv4_of(ifa->ifa_addr) & mask) == (addrs[i] & mask)) {
-                    freeifaddrs(list);
-                    return addrs[i];
-                }
-            }
-        freeifaddrs(list);
-    }
-    return addrs[0];
+    if (n <= 1 || getifaddrs(&list) != 0)
+        return addrs[0];
+    int pick = -1;
+    for (int i = 0; i < n && pick < 0; i++)
+        if (!is_local(list, addrs[i]) && on_local_subnet(list, addrs[i]))
+            pick = i;
+    for (int i = 0; i < n && pick < 0; i++)
+        if (!is_local(list, addrs[i]))
+            pick = i;
+    for (int i = 0; i < n && pick < 0; i++)
+        if (on_local_subnet(list, addrs[i]))
+            pick = i;
+    freeifaddrs(list);
+    return addrs[pick < 0 ? 0 : pick];
 }

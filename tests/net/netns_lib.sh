@@ -31,6 +31,9 @@ setup_loopback() {
     export EMPI_LAUNCHER_RSH="$here/fake_rsh.sh" EMPI_BOOTSTRAP_ADDR=127.0.0.1
 }
 
+# setup_netns [NHOSTS [routed]]: routed gives each host a /32 address with an on-link route (no
+# subnet in common, as on a routed cluster) and a bridge of its own carrying the same private
+# address on every host, like docker0's 172.17.0.1.
 setup_netns() {
     [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
     command -v ip >/dev/null && command -v unshare >/dev/null || skip "no ip (iproute2) or unshare"
@@ -45,8 +48,15 @@ setup_netns() {
         namespaces+=("$ns")
         ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns" &&
             ip link set "${prefix}v$i" master "$bridge" up &&
-            ip -n "$ns" addr add "$subnet.$i/24" dev eth0 &&
             ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up || fail "namespace $ns setup"
+        if [ "${2:-}" = routed ]; then
+            ip -n "$ns" addr add "$subnet.$i/32" dev eth0 && ip -n "$ns" route add "$subnet.0/24" dev eth0 &&
+                ip -n "$ns" link add dock0 type veth peer name dock0p && ip -n "$ns" link set dock0p up &&
+                ip -n "$ns" addr add 172.17.0.1/16 dev dock0 && ip -n "$ns" link set dock0 up ||
+                fail "namespace $ns: routed setup"
+        else
+            ip -n "$ns" addr add "$subnet.$i/24" dev eth0 || fail "namespace $ns setup"
+        fi
         hosts+=("$subnet.$i")
     done
     mkdir -p "$tmp/pids"
