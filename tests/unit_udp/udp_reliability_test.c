@@ -417,6 +417,28 @@ static void test_backoff(void)
     CHECK(rcv[1].delivered == 1);
 }
 
+/* A peer that sends nothing back for 30 s while we resend is reported once (a firewall dropping
+   its datagrams hung jobs without a word); hearing from it again re-arms the report. */
+static void test_silence(void)
+{
+    setup(0, 1400, 64 * 1024);
+    sim.drop_pct = 100;
+    rcv[1].next_index = 1;
+    CHECK(try_send(0, 1) == EMPI_OK);
+    for (int i = 0; i < 1400; i++) /* 28 s */
+        tick(20000000);
+    CHECK(!conn[0].silence_told);
+    for (int i = 0; i < 150; i++) /* 31 s */
+        tick(20000000);
+    CHECK(conn[0].silence_told);
+    sim.drop_pct = 0;
+    while (udp_tx_pending(&conn[0])) {
+        pump_links();
+        tick(1000000);
+    }
+    CHECK(rcv[1].delivered == 1 && !conn[0].silence_told);
+}
+
 /* The send side pushes back when its ring or byte budget is full, and accepts again after acks. */
 static void test_backpressure(void)
 {
@@ -483,6 +505,7 @@ int main(void)
     test_reorder_buffer();
     test_duplicates_and_reordering();
     test_backoff();
+    test_silence();
     test_backpressure();
     test_delayed_ack();
     test_partial_xmit();

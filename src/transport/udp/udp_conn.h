@@ -91,6 +91,8 @@ typedef struct udp_conn {
     int active;                /* on the engine's active list (timers or queued output) */
     struct udp_conn *next_active;
     void *addr;                /* the transport's address of the peer (opaque here) */
+    uint64_t heard_at;         /* ns: the peer's latest datagram (or our first timeout) */
+    int silence_told;          /* the user was told this peer went silent */
 } udp_conn_t;
 
 /* One outgoing datagram: header plus one contiguous piece of a kept packet. */

@@ -56,6 +56,8 @@ void udp_engine_poll_timers(udp_engine_t *e)
 
 int udp_conn_receive(udp_engine_t *e, udp_conn_t *c, const udp_hdr_t *h, const void *payload, size_t len)
 {
+    c->heard_at = e->now;
+    c->silence_told = 0;
     udp_tx_on_ack(e, c, h->ack, h->sack, h->wnd);
     if (h->type == UDP_T_DATA)
         return udp_rx_on_data(e, c, h, payload, len);

@@ -10,6 +10,7 @@
  * estimator, exponential backoff) expires; when everything in flight is already held by the
  * receiver, the timeout sends a probe that asks for the cumulative ack instead.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,6 +281,27 @@ void udp_tx_on_ack(udp_engine_t *e, udp_conn_t *c, uint32_t ack, uint64_t sack, 
     udp_tx_pump(e, c);
 }
 
+/*
+ * Resending is all udp can do: a peer computing outside MPI does not answer either, so there is no
+ * giving up. But a peer whose datagrams never arrive (a firewall dropping udp) would hang the job
+ * without a word: say so once per silence.
+ */
+#define UDP_SILENCE_TELL_NS (30ull * 1000000000ull)
+
+static void tell_silence(udp_engine_t *e, udp_conn_t *c)
+{
+    if (!c->heard_at)
+        c->heard_at = e->now;
+    if (c->silence_told || e->now - c->heard_at < UDP_SILENCE_TELL_NS)
+        return;
+    c->silence_told = 1;
+    fprintf(stderr,
+            "EtherMPI: rank %d: nothing has come from rank %d over udp for %llu s while this rank resends to it: "
+            "it computes without calling MPI, or its datagrams are dropped (a firewall? EMPI_TRANSPORT=tcp); "
+            "still trying\n",
+            e->me, c->peer, (unsigned long long)((e->now - c->heard_at) / 1000000000ull));
+}
+
 void udp_tx_on_timer(udp_engine_t *e, udp_conn_t *c)
 {
     udp_tx_t *tx = &c->tx;
@@ -290,6 +312,7 @@ void udp_tx_on_timer(udp_engine_t *e, udp_conn_t *c)
         return;
     }
     e->n_timeouts++;
+    tell_silence(e, c);
     /* Only the oldest segment: a timeout is as often a peer that was descheduled as a loss, and
        resending the whole window then only adds load. Holes behind it are found by the acks the
        resent segment brings back (overtaken()), the tail by further timeouts. */
