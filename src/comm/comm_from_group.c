@@ -4,6 +4,8 @@
  * all processes that exists whenever MPI is up in either model, on its own context; concurrent
  * creations are told apart by their string tags, hashed into the message tag.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,19 @@ static int errhandler_arg(MPI_Errhandler h, empi_errhandler_t **eh)
     return *eh && ((*eh)->kind == EMPI_EH_KIND_ANY || (*eh)->kind == EMPI_EH_KIND_COMM);
 }
 
+/* Once the errhandler argument is known good, the call's errors go to it (MPI 4.1 7.4.2: it is also
+   invoked if the function itself fails), with MPI_COMM_NULL for the communicator. */
+__attribute__((format(printf, 3, 4))) static int fail(empi_errhandler_t *eh, int errclass, const char *fmt, ...)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    MPI_Comm none = MPI_COMM_NULL;
+    return empi_err_handler(eh, EMPI_EH_KIND_COMM, &none, errclass, "%s", text);
+}
+
 EMPI_WEAK_ALIAS(Intercomm_create_from_groups)
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
                                       int remote_leader, const char *stringtag, MPI_Info info,
@@ -82,23 +97,23 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     empi_errhandler_t *eh;
     if (!empi_comm_boot.group)
         return empi_err_noobj(MPI_ERR_OTHER, "%s: MPI is not initialized (no session and no MPI_Init)", fn);
-    if (!lg || !rg)
-        return empi_err_noobj(MPI_ERR_GROUP, "%s: invalid %s", fn, lg ? "remote_group" : "local_group");
-    if (lg->rank == MPI_UNDEFINED)
-        return empi_err_noobj(MPI_ERR_GROUP, "%s: the calling process is not in local_group", fn);
-    if (rg->rank != MPI_UNDEFINED)
-        return empi_err_noobj(MPI_ERR_GROUP, "%s: the calling process is in remote_group too", fn);
-    if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 || remote_leader >= rg->size)
-        return empi_err_noobj(MPI_ERR_RANK, "%s: %s %d is not a rank of its group", fn,
-                              local_leader < 0 || local_leader >= lg->size ? "local_leader" : "remote_leader",
-                              local_leader < 0 || local_leader >= lg->size ? local_leader : remote_leader);
-    if (!stringtag || !newintercomm)
-        return empi_err_noobj(MPI_ERR_ARG, "%s: %s is NULL", fn, stringtag ? "newintercomm" : "stringtag");
     if (!errhandler_arg(errhandler, &eh))
         return empi_err_noobj(MPI_ERR_ARG, "%s: invalid errhandler", fn);
+    if (!lg || !rg)
+        return fail(eh, MPI_ERR_GROUP, "%s: invalid %s", fn, lg ? "remote_group" : "local_group");
+    if (lg->rank == MPI_UNDEFINED)
+        return fail(eh, MPI_ERR_GROUP, "%s: the calling process is not in local_group", fn);
+    if (rg->rank != MPI_UNDEFINED)
+        return fail(eh, MPI_ERR_GROUP, "%s: the calling process is in remote_group too", fn);
+    if (local_leader < 0 || local_leader >= lg->size || remote_leader < 0 || remote_leader >= rg->size)
+        return fail(eh, MPI_ERR_RANK, "%s: %s %d is not a rank of its group", fn,
+                    local_leader < 0 || local_leader >= lg->size ? "local_leader" : "remote_leader",
+                    local_leader < 0 || local_leader >= lg->size ? local_leader : remote_leader);
+    if (!stringtag || !newintercomm)
+        return fail(eh, MPI_ERR_ARG, "%s: %s is NULL", fn, stringtag ? "newintercomm" : "stringtag");
     int *ranks = malloc((size_t)lg->size * sizeof *ranks);
     if (!ranks)
-        return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return fail(eh, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     empi_coll_set_t set;
     int tag = empi_comm_stringtag_tag(stringtag);
     group_set(lg, local_leader, tag, ranks, &set);
@@ -114,7 +129,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     empi_unlock();
     free(ranks);
     if (rc != MPI_SUCCESS)
-        return empi_err_noobj(rc, "%s: %s", fn, empi_comm_failure_text(rc));
+        return fail(eh, rc, "%s: %s", fn, empi_comm_failure_text(rc));
     *newintercomm = d->handle;
     return MPI_SUCCESS;
 }
@@ -128,14 +143,14 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     empi_errhandler_t *eh;
     if (!empi_comm_boot.group)
         return empi_err_noobj(MPI_ERR_OTHER, "%s: MPI is not initialized (no session and no MPI_Init)", fn);
-    if (!g)
-        return empi_err_noobj(MPI_ERR_GROUP, "%s: invalid group %p", fn, (void *)group);
-    if (!stringtag || !newcomm)
-        return empi_err_noobj(MPI_ERR_ARG, "%s: %s is NULL", fn, stringtag ? "newcomm" : "stringtag");
     if (!errhandler_arg(errhandler, &eh))
         return empi_err_noobj(MPI_ERR_ARG, "%s: invalid errhandler", fn);
+    if (!g)
+        return fail(eh, MPI_ERR_GROUP, "%s: invalid group %p", fn, (void *)group);
+    if (!stringtag || !newcomm)
+        return fail(eh, MPI_ERR_ARG, "%s: %s is NULL", fn, stringtag ? "newcomm" : "stringtag");
     if (info != MPI_INFO_NULL && !empi_info_get(info))
-        return empi_err_noobj(MPI_ERR_INFO, "%s: invalid info %p", fn, (void *)info);
+        return fail(eh, MPI_ERR_INFO, "%s: invalid info %p", fn, (void *)info);
     if (g->rank == MPI_UNDEFINED) {
         /* Not a member (MPI_GROUP_EMPTY included): the standard gives MPI_COMM_NULL. */
         *newcomm = MPI_COMM_NULL;
@@ -143,7 +158,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     }
     int *ranks = malloc((size_t)g->size * sizeof *ranks);
     if (!ranks)
-        return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return fail(eh, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     empi_coll_set_t set;
     group_set(g, 0, empi_comm_stringtag_tag(stringtag), ranks, &set);
     empi_comm_t *d = NULL;
@@ -159,7 +174,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     empi_unlock();
     free(ranks);
     if (rc != MPI_SUCCESS)
-        return empi_err_noobj(rc, "%s: %s", fn, empi_comm_failure_text(rc));
+        return fail(eh, rc, "%s: %s", fn, empi_comm_failure_text(rc));
     *newcomm = d->handle;
     return MPI_SUCCESS;
 }

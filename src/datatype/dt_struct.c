@@ -100,10 +100,11 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
     if (!pair_type)
         return empi_err_noobj(MPI_ERR_ARG, "%s: pair_type is NULL", fname);
     empi_datatype_t *v = empi_datatype_get(value_type), *ix = empi_datatype_get(index_type);
-    if (!v || !v->predefined)
-        return empi_err_noobj(MPI_ERR_TYPE, "%s: value_type is not a predefined datatype", fname);
-    if (!ix || !ix->predefined)
-        return empi_err_noobj(MPI_ERR_TYPE, "%s: index_type is not a predefined datatype", fname);
+    /* a derived type is valid here too: no predefined pair has it */
+    if (!v)
+        return empi_err_noobj(MPI_ERR_TYPE, "%s: value_type is not a valid datatype", fname);
+    if (!ix)
+        return empi_err_noobj(MPI_ERR_TYPE, "%s: index_type is not a valid datatype", fname);
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (known[k].v == value_type && known[k].i == index_type) {
             *pair_type = known[k].pair;

@@ -548,12 +548,15 @@ static int check_ready(const char *fn, part_t *p, int i)
     return MPI_SUCCESS;
 }
 
-/* Mark n partitions ready (lo.. or list[]), all or none: a failing call leaves the round as it was. */
-static int pready_n(const char *fn, MPI_Request request, int n, int lo, const int *list)
+/* Mark n partitions ready (lo.. or list[]), all or none: a failing call leaves the round as it was.
+   bad_args: the caller's argument error, raised on the request's communicator like the others. */
+static int pready_n(const char *fn, MPI_Request request, int n, int lo, const int *list, const char *bad_args)
 {
     part_t *p = NULL;
     empi_lock();
     int rc = check_part(fn, request, 1, &p), k = 0;
+    if (rc == MPI_SUCCESS && bad_args)
+        rc = empi_err_comm(p->req->comm, MPI_ERR_ARG, "%s: %s", fn, bad_args);
     for (; rc == MPI_SUCCESS && k < n; k++) {   /* claim each (2), which also catches repeats */
         int i = list ? list[k] : lo + k;
         if ((rc = check_ready(fn, p, i)) == MPI_SUCCESS)
@@ -579,25 +582,22 @@ static int pready_n(const char *fn, MPI_Request request, int n, int lo, const in
 EMPI_WEAK_ALIAS(Pready)
 int PMPI_Pready(int partition, MPI_Request request)
 {
-    return pready_n("MPI_Pready", request, 1, partition, NULL);
+    return pready_n("MPI_Pready", request, 1, partition, NULL, NULL);
 }
 
 EMPI_WEAK_ALIAS(Pready_range)
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    if (partition_high < partition_low)
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pready_range: partition_high %d is below partition_low %d",
-                              partition_high, partition_low);
-    return pready_n("MPI_Pready_range", request, partition_high - partition_low + 1, partition_low, NULL);
+    int bad = partition_high < partition_low;
+    return pready_n("MPI_Pready_range", request, bad ? 0 : partition_high - partition_low + 1, partition_low, NULL,
+                    bad ? "partition_high is below partition_low" : NULL);
 }
 
 EMPI_WEAK_ALIAS(Pready_list)
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    if (length < 0 || (length > 0 && !array_of_partitions))
-        return empi_err_noobj(MPI_ERR_ARG, "MPI_Pready_list: %s", length < 0 ? "length is negative"
-                                                                            : "array_of_partitions is NULL");
-    return pready_n("MPI_Pready_list", request, length, 0, array_of_partitions);
+    const char *bad = length < 0 ? "length is negative" : length > 0 && !array_of_partitions ? "array_of_partitions is NULL" : NULL;
+    return pready_n("MPI_Pready_list", request, bad ? 0 : length, 0, array_of_partitions, bad);
 }
 
 /* Have all send partitions overlapping receive partition q arrived? */

@@ -126,6 +126,14 @@ static void one_sided(MPI_Comm comm)
     CHECK_MPI(MPI_Win_free(&win));
 }
 
+static int comm_errors; /* calls of count_error */
+
+static void count_error(MPI_Comm *c, int *code, ...)
+{
+    (void)c, (void)code;
+    comm_errors++;
+}
+
 static void requests(MPI_Comm comm)
 {
     int x = 0, y = 0, me = empi_rank();
@@ -147,6 +155,17 @@ static void requests(MPI_Comm comm)
     CHECK_MPI(MPI_Startall(2, both));
     CHECK_ERR(MPI_Pready_list(2, (int[]){0, 7}, s), MPI_ERR_ARG);
     CHECK_ERR(MPI_Pready_list(2, (int[]){1, 1}, s), MPI_ERR_ARG);
+    /* argument errors go to the request's communicator (they went to MPI_COMM_SELF's handler) */
+    MPI_Errhandler counting;
+    CHECK_MPI(MPI_Comm_create_errhandler(count_error, &counting));
+    CHECK_MPI(MPI_Comm_set_errhandler(comm, counting));
+    comm_errors = 0;
+    CHECK_ERR(MPI_Pready_list(-1, NULL, s), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Pready_list(1, NULL, s), MPI_ERR_ARG);
+    CHECK_ERR(MPI_Pready_range(3, 1, s), MPI_ERR_ARG);
+    CHECK(comm_errors == 3, "%d of 3 partitioned argument errors reached the communicator's handler", comm_errors);
+    CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Errhandler_free(&counting));
     CHECK_MPI(MPI_Pready_range(0, 3, s));   /* all four are still free to mark */
     CHECK_MPI(MPI_Waitall(2, both, MPI_STATUSES_IGNORE));
     CHECK(memcmp(sb, rb, sizeof sb) == 0, "partitioned data differs");

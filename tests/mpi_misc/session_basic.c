@@ -115,6 +115,13 @@ static void check_psets(MPI_Session s, int world_size) {
   CHECK_MPI(MPI_Group_free(&self));
 }
 
+static int comm_handler_calls;
+
+static void count_comm_errors(MPI_Comm *c, int *code, ...) {
+  (void)c, (void)code;
+  comm_handler_calls++;
+}
+
 static void check_errors(MPI_Session s) {
   int len = 0, n = 0;
   MPI_Group g;
@@ -139,6 +146,20 @@ static void check_errors(MPI_Session s) {
   CHECK_MPI(MPI_Errhandler_free(&got));
   CHECK_MPI(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
   CHECK_MPI(MPI_Errhandler_free(&eh));
+
+  /* The errhandler argument of the *_from_group(s) calls is also the one their own errors invoke
+     (MPI 4.1 7.4.2); they went to MPI_COMM_SELF's. */
+  MPI_Errhandler ceh;
+  MPI_Comm c = MPI_COMM_NULL;
+  CHECK_MPI(MPI_Comm_create_errhandler(count_comm_errors, &ceh));
+  CHECK_MPI(MPI_Group_from_session_pset(s, "mpi://SELF", &g));
+  comm_handler_calls = 0;
+  CHECK_ERR(MPI_Comm_create_from_group(g, NULL, MPI_INFO_NULL, ceh, &c), MPI_ERR_ARG);
+  CHECK_ERR(MPI_Intercomm_create_from_groups(g, 5, MPI_GROUP_EMPTY, 0, "org.ethermpi.test.bad", MPI_INFO_NULL,
+                                             ceh, &c), MPI_ERR_RANK);
+  CHECK(comm_handler_calls == 2, "%d of 2 errors reached the errhandler argument", comm_handler_calls);
+  CHECK_MPI(MPI_Group_free(&g));
+  CHECK_MPI(MPI_Errhandler_free(&ceh));
 }
 
 int main(int argc, char **argv) {

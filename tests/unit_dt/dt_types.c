@@ -806,6 +806,11 @@ static void test_errors_and_misc(void)
     T_CHECK(t == MPI_DOUBLE_INT, "value_index double,int");
     T_OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_FLOAT, &t));
     T_CHECK(t == MPI_DATATYPE_NULL, "value_index float,float");
+    MPI_Datatype two;   /* a derived value type is valid, and no predefined pair has it */
+    T_OK(MPI_Type_contiguous(2, MPI_INT, &two));
+    T_OK(MPI_Type_get_value_index(two, MPI_INT, &t));
+    T_CHECK(t == MPI_DATATYPE_NULL, "value_index of a derived type");
+    MPI_Type_free(&two);
     MPI_Aint a1, a2;
     double arr[4];
     MPI_Get_address(&arr[0], &a1);
