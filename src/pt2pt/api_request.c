@@ -48,10 +48,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Request_get_status: invalid request handle %p", (void *)request);
     } else {
         *flag = empi_request_test(req);
-        if (*flag && (rc = empi_request_query(req, 0)) != MPI_SUCCESS)
+        if (*flag && (rc = empi_request_query(req, 0)) != MPI_SUCCESS) {
             rc = empi_err_noobj(rc, "MPI_Request_get_status: the query function returned error %d", rc);
-        else if (*flag)
+        } else if (*flag) {
             empi_status_out(status, &req->status);
+            /* its error (a truncated receive) as MPI_Test would raise it; the request stays */
+            rc = empi_raise_completion("MPI_Request_get_status", req->comm, req->status.MPI_ERROR);
+        }
     }
     empi_unlock();
     return rc;

@@ -38,7 +38,8 @@ static int in_status(const char *fn, MPI_Request failed)
     return empi_raise_completion(fn, empi_request_get(failed)->comm, MPI_ERR_IN_STATUS);
 }
 
-/* Status of a done request into *st (may be MPI_STATUS_IGNORE); returns the query's error. */
+/* Status of a done request into *st (may be MPI_STATUS_IGNORE); returns its error (a truncated
+   receive's, or the query's), as the Test calls would. */
 static int report(MPI_Request h, MPI_Status *st)
 {
     if (empi_request_is_inactive(h)) {
@@ -51,7 +52,7 @@ static int report(MPI_Request h, MPI_Status *st)
     if (rc != MPI_SUCCESS)
         req->status.MPI_ERROR = rc;
     empi_status_out(st, &req->status);
-    return rc;
+    return req->status.MPI_ERROR;
 }
 
 EMPI_WEAK_ALIAS(Request_get_status_any)

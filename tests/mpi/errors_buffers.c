@@ -164,6 +164,14 @@ static void requests(MPI_Comm comm)
     CHECK_ERR(MPI_Pready_list(1, NULL, s), MPI_ERR_ARG);
     CHECK_ERR(MPI_Pready_range(3, 1, s), MPI_ERR_ARG);
     CHECK(comm_errors == 3, "%d of 3 partitioned argument errors reached the communicator's handler", comm_errors);
+    /* a persistent buffered send started with no buffer attached: one error, raised once (twice before) */
+    MPI_Request b;
+    CHECK_MPI(MPI_Bsend_init(&x, 1, MPI_INT, me, 4, comm, &b));
+    comm_errors = 0;
+    CHECK_ERR(MPI_Start(&b), MPI_ERR_BUFFER);
+    CHECK_ERR(MPI_Startall(1, &b), MPI_ERR_BUFFER);
+    CHECK(comm_errors == 2, "2 failed starts called the handler %d times", comm_errors);
+    CHECK_MPI(MPI_Request_free(&b));
     CHECK_MPI(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
     CHECK_MPI(MPI_Errhandler_free(&counting));
     CHECK_MPI(MPI_Pready_range(0, 3, s));   /* all four are still free to mark */

@@ -143,6 +143,15 @@ static void release_all(void)
     free(O.addr);
     free(O.tx_credits);
     free(O.owed);
+    for (int r = 0; O.early && r < O.size; r++)
+        while (O.early[r]) {
+            ofi_deferred_t *d = O.early[r];
+            O.early[r] = d->next;
+            free(d);
+        }
+    free(O.early);
+    free(O.tx_seq);
+    free(O.rx_seq);
     free(O.unflushed);
     memset(&O, 0, sizeof O);
 }
@@ -168,7 +177,10 @@ static int ofi_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     O.tx_credits = malloc((size_t)O.size * sizeof *O.tx_credits);
     O.owed = calloc((size_t)O.size, sizeof *O.owed);
     O.unflushed = calloc((size_t)O.size, 1);
-    int ok = O.addr && O.tx_credits && O.owed && O.unflushed;
+    O.tx_seq = calloc((size_t)O.size, sizeof *O.tx_seq);
+    O.rx_seq = calloc((size_t)O.size, sizeof *O.rx_seq);
+    O.early = calloc((size_t)O.size, sizeof *O.early);
+    int ok = O.addr && O.tx_credits && O.owed && O.unflushed && O.tx_seq && O.rx_seq && O.early;
     for (int r = 0; ok && r < O.size; r++)
         O.tx_credits[r] = O.window;
     if (ok && (O.info = empi_ofi_getinfo(empi_tunables.ofi_provider, 0)) == NULL)
@@ -232,7 +244,7 @@ static int ofi_am_send(int peer, const struct iovec *iov, int iovcnt)
         wire = big->buf;
     }
     ofi_hdr_t h = {.src = (uint32_t)O.me, .kind = OFI_PKT_DATA, .pad = (uint8_t)pad,
-                   .credits = empi_ofi_take_owed(peer)};
+                   .credits = empi_ofi_take_owed(peer), .seq = O.tx_seq[peer]};
     memcpy(wire, &h, sizeof h);
     size_t off = sizeof h;
     for (int i = 0; i < iovcnt; i++) {
@@ -246,6 +258,7 @@ static int ofi_am_send(int peer, const struct iovec *iov, int iovcnt)
         return rc;
     }
     O.tx_credits[peer]--;
+    O.tx_seq[peer]++;
     return EMPI_OK;
 }
 

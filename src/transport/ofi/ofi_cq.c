@@ -215,7 +215,7 @@ int empi_ofi_post_rx(ofi_rx_t *rx)
     return rc ? EMPI_ERROR : EMPI_OK;
 }
 
-static void defer(int src, const void *pkt, size_t len)
+static ofi_deferred_t *hold(int src, uint32_t seq, const void *pkt, size_t len)
 {
     ofi_deferred_t *d = malloc(sizeof *d + len);
     if (!d) {
@@ -223,14 +223,35 @@ static void defer(int src, const void *pkt, size_t len)
         abort();
     }
     d->next = NULL;
+    d->seq = seq;
     d->src = src;
     d->len = len;
     empi_copy(d->data, pkt, len);
+    return d;
+}
+
+static void append_deferred(ofi_deferred_t *d)
+{
     if (O.def_tail)
         O.def_tail->next = d;
     else
         O.def_head = d;
     O.def_tail = d;
+}
+
+static void defer(int src, const void *pkt, size_t len)
+{
+    append_deferred(hold(src, 0, pkt, len));
+}
+
+/* A DATA packet ahead of its turn waits on its sender's list, in sequence order. */
+static void keep_early(int src, uint32_t seq, const void *pkt, size_t len)
+{
+    ofi_deferred_t *d = hold(src, seq, pkt, len), **at = &O.early[src];
+    while (*at && (int32_t)((*at)->seq - seq) < 0)
+        at = &(*at)->next;
+    d->next = *at;
+    *at = d;
 }
 
 static int deliver_deferred(void)
@@ -271,10 +292,23 @@ static int on_packet(const char *wire, size_t len)
     switch (h.kind) {
     case OFI_PKT_DATA:
         consume_data(src);
+        if (h.seq != O.rx_seq[src]) {
+            keep_early(src, h.seq, wire + sizeof h, len - sizeof h);
+            return 1;
+        }
+        O.rx_seq[src]++;
         if (O.depth > 0 || O.def_head)
             defer(src, wire + sizeof h, len - sizeof h);
         else
             O.deliver(src, wire + sizeof h, len - sizeof h);
+        /* the early ones it was holding back go up after it, through the deferred list */
+        while (O.early[src] && O.early[src]->seq == O.rx_seq[src]) {
+            ofi_deferred_t *d = O.early[src];
+            O.early[src] = d->next;
+            d->next = NULL;
+            append_deferred(d);
+            O.rx_seq[src]++;
+        }
         return 1;
     case OFI_PKT_KEY_REQ:
         if (len >= sizeof(ofi_key_req_t)) {

@@ -7,9 +7,9 @@
  *   ofi_mr.c        the memory-registration cache (API in ofi_mr.h, for the RMA layer too)
  *   ofi_dl.c        libfabric opened with dlopen at first use
  *
- * Every packet on the wire starts with an 8-byte ofi_hdr_t: libfabric's RDM endpoints do not say who
- * sent a message without FI_SOURCE, and the header also carries flow-control credits and the kind
- * of control packet (key requests of the read protocol).
+ * Every packet on the wire starts with a 16-byte ofi_hdr_t: libfabric's RDM endpoints do not say who
+ * sent a message without FI_SOURCE, and the header also carries flow-control credits, the kind of
+ * control packet (key requests of the read protocol) and the sequence number of DATA packets.
  */
 #ifndef EMPI_OFI_INTERNAL_H
 #define EMPI_OFI_INTERNAL_H
@@ -42,6 +42,11 @@ typedef struct {
     uint8_t kind;     /* OFI_PKT_* */
     uint8_t pad;      /* bytes of padding at the end of the packet */
     uint16_t credits; /* DATA packets of the receiver's the sender has consumed since last said */
+    /* DATA: the packet's place among the sender's to this receiver. FI_ORDER_SAS orders sends, not
+       their completions: ofi_rxm completes a message above its eager size (its own rendezvous)
+       after smaller ones sent later, and MPI's messages must not overtake each other. */
+    uint32_t seq;
+    uint32_t reserved_;
 } ofi_hdr_t;
 
 typedef struct {
@@ -82,6 +87,7 @@ typedef struct ofi_rx {
 /* A packet that arrived while a read was waiting; delivered later, in order. */
 typedef struct ofi_deferred {
     struct ofi_deferred *next;
+    uint32_t seq;
     int src;
     size_t len;
     char data[];
@@ -136,6 +142,10 @@ typedef struct {
     int window;
     int *tx_credits;
     int *owed;
+
+    /* Order of DATA packets per peer: next to send, next to pass up, and early arrivals by seq. */
+    uint32_t *tx_seq, *rx_seq;
+    ofi_deferred_t **early;
 
     /* Read protocol and deferral. */
     int depth;              /* > 0 while a get() waits for its key or its read */
