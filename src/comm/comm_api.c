@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/global.h"
 #include "core/info.h"
+#include "pt2pt/bsend.h"
 #include "pt2pt/request.h"
 
 EMPI_WEAK_ALIAS(Comm_size)
@@ -147,6 +148,14 @@ int PMPI_Comm_free(MPI_Comm *comm)
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_free: an attribute delete callback returned error %d", rc);
+    if (c->bsend_buffer) {
+        /* detached implicitly, once its messages have left (as MPI_Comm_detach_buffer would) */
+        void *addr;
+        MPI_Count size;
+        empi_lock();
+        empi_bsend_detach(&c->bsend_buffer, &addr, &size);
+        empi_unlock();
+    }
     *comm = MPI_COMM_NULL;
     if (c == empi_dyn_parent)
         empi_dyn_parent = NULL; /* MPI_Comm_get_parent answers MPI_COMM_NULL from now on */

@@ -3,6 +3,7 @@
  * which buffer a Bsend uses), MPI_Buffer_iflush, MPI_Comm_get_parent and MPI_Comm_disconnect.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "empi_test.h"
 
@@ -53,6 +54,34 @@ int main(int argc, char **argv) {
   CHECK(addr == NULL && got == 0, "detach of no buffer gave %p/%d", addr, got);
   CHECK_MPI(MPI_Buffer_detach(&addr, &got));
   CHECK(addr == NULL && got == 0, "process detach of no buffer gave %p/%d", addr, got);
+
+  /* Freeing a communicator detaches its buffer once the messages in it have left: the memory is
+     the user's again after MPI_Comm_free (a rendezvous-sized message was still read from it). */
+  {
+    enum { BIG = 1 << 18 };
+    int r, n;
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
+    int bsize = BIG + MPI_BSEND_OVERHEAD;
+    unsigned char *big = malloc(BIG), *back = malloc(BIG), *space = malloc((size_t)bsize);
+    CHECK(big && back && space, "malloc");
+    for (int i = 0; i < BIG; i++)
+      big[i] = (unsigned char)(i * 7 + r);
+    MPI_Comm d2;
+    MPI_Request rq;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &d2));
+    CHECK_MPI(MPI_Comm_attach_buffer(d2, space, bsize));
+    CHECK_MPI(MPI_Bsend(big, BIG, MPI_BYTE, (r + 1) % n, 8, d2));
+    CHECK_MPI(MPI_Irecv(back, BIG, MPI_BYTE, (r + n - 1) % n, 8, d2, &rq));
+    CHECK_MPI(MPI_Comm_free(&d2));
+    memset(space, 0xEE, (size_t)bsize);
+    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < BIG; i++)
+      CHECK(back[i] == (unsigned char)(i * 7 + (r + n - 1) % n), "buffered byte %d is %#x", i, back[i]);
+    free(big);
+    free(back);
+    free(space);
+  }
 
   /* The process buffer, with the nonblocking flush. */
   CHECK_MPI(MPI_Buffer_attach(pbuf, size));
