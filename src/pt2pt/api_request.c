@@ -71,6 +71,9 @@ int empi_request_cancel(empi_request_t *req)
 {
     if (req->complete && req->kind != EMPI_REQ_GREQ)
         return MPI_SUCCESS;
+    /* requests driven by ops (partitioned ones are sends and receives too) cancel their own way */
+    if (req->ops)
+        return req->ops->cancel ? req->ops->cancel(req) : MPI_SUCCESS;
     if (req->kind == EMPI_REQ_SEND && req->world_peer == empi_g.boot.rank && !req->cancel_sent) {
         /* to ourselves: settled at once, so the status shows it before any wait */
         empi_progress_poll();   /* what the self transport still holds lands in our queue */
@@ -89,8 +92,6 @@ int empi_request_cancel(empi_request_t *req)
         req->status.MPI_TAG = MPI_ANY_TAG;
         empi_status_set_bytes(&req->status, 0);
         empi_request_set_complete(req);
-    } else if (req->ops && req->ops->cancel) {
-        return req->ops->cancel(req);
     }
     return MPI_SUCCESS;
 }
