@@ -2,9 +2,11 @@
  * Per-peer queues of what could not go out yet because the transport had no room. Anything for a
  * peer goes behind what already waits for it, so packets leave in the order they were issued.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/global.h"
 #include "pt2pt/pt2pt_internal.h"
 #include "pt2pt/stats.h"
@@ -52,6 +54,15 @@ void empi_send_ctrl(int peer, const void *pkt, size_t len)
     outq_append(peer, item);
 }
 
+/* A transport refusing a packet for good (not "again") leaves the pair unable to keep MPI's
+   order: the job ends with the reason rather than hanging on a request that will never finish. */
+void empi_outq_send_failed(int peer)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "sending to rank %d over %s failed", peer, empi_p2p.peer_tp[peer]->name);
+    empi_fatal(MPI_ERR_OTHER, msg);
+}
+
 /* Push one peer's queue as far as the transport takes it; returns items sent. */
 static int drain_peer(int peer)
 {
@@ -68,6 +79,8 @@ static int drain_peer(int peer)
         }
         if (rc == EMPI_AGAIN)
             break;
+        if (rc != EMPI_OK)
+            empi_outq_send_failed(peer);
         q->head = item->next;
         if (!q->head)
             q->tail = NULL;

@@ -61,6 +61,7 @@ int empi_recv_start(empi_request_t *req);
 void empi_send_ctrl(int peer, const void *pkt, size_t len);
 /* Queue a send request whose next packet could not go out. */
 void empi_outq_push_req(int peer, empi_request_t *req);
+_Noreturn void empi_outq_send_failed(int peer);
 /* Try to push one send request's next packet(s); EMPI_OK when it needs nothing more now. */
 int empi_send_push(empi_request_t *req);
 int empi_outq_progress(void);

@@ -191,7 +191,10 @@ int empi_send_start(empi_request_t *req)
     empi_p2p.inflight_sends++;
     /* Behind queued packets to the same peer we must wait our turn: FIFO per pair is what keeps
        messages from overtaking each other. */
-    if (empi_p2p.outq[req->world_peer].head || empi_send_push(req) == EMPI_AGAIN)
+    int rc = empi_p2p.outq[req->world_peer].head ? EMPI_AGAIN : empi_send_push(req);
+    if (rc == EMPI_AGAIN)
         empi_outq_push_req(req->world_peer, req);
+    else if (rc != EMPI_OK)
+        empi_outq_send_failed(req->world_peer);
     return MPI_SUCCESS;
 }
