@@ -2,9 +2,14 @@
  * CPU binding at initialization (EMPI_BIND_TO, or mpiexec --bind-to): the ranks of a host take
  * the CPUs this process may run on in order, one core each (with all its hardware threads) or
  * one hardware thread each, dealt round-robin when the ranks outnumber them so that every unit
- * carries the same number; auto binds only then, one hardware thread each. Off by default
- * (measured mixed when oversubscribed, docs/ARCHITECTURE.md), and because two jobs started side
- * by side on one host would both crowd onto its first CPUs.
+ * carries the same number.
+ * auto, the default, shares the CPUs out instead: each rank gets an even slice of the cores (a
+ * whole core at least: threads of its own, say OpenMP, keep the rest of its slice), or of the
+ * hardware threads when there are more ranks than cores. A lone rank stays unbound, and so do
+ * ranks that outnumber the hardware threads: pinned round-robin, the two ranks of a pair could
+ * share a CPU for good (docs/ARCHITECTURE.md has the measurements). On a host busy with other work, unbound ranks of a pair were put on
+ * one CPU by the kernel and a ping-pong took 20-100 us instead of 0.3 (docs/PERFORMANCE.md);
+ * slices that cover every CPU also keep two jobs side by side from crowding onto the first ones.
  */
 #include "core/binding.h"
 
@@ -65,16 +70,41 @@ static int nth_unit(int per_core, const cpu_set_t *allowed, int n, cpu_set_t *ou
     return units;
 }
 
+/* Units [lo, hi) of `allowed` (cores or hardware threads, in CPU order) together. */
+static void units_between(int per_core, const cpu_set_t *allowed, int lo, int hi, cpu_set_t *out)
+{
+    CPU_ZERO(out);
+    for (int u = lo; u < hi; u++) {
+        cpu_set_t one;
+        nth_unit(per_core, allowed, u, &one);
+        CPU_OR(out, out, &one);
+    }
+}
+
 int empi_bind_choose(const char *policy, int local_rank, int local_size, cpu_set_t *out)
 {
     int per_core = !strcmp(policy, "core"), is_auto = !strcmp(policy, "auto");
     if (!per_core && !is_auto && strcmp(policy, "hwthread"))
         return 0;
     cpu_set_t allowed;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || local_rank < 0)
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || local_rank < 0 || local_rank >= local_size)
         return 0;
+    if (is_auto) {
+        if (local_size <= 1)
+            return 0;
+        cpu_set_t unused;
+        int cores = nth_unit(1, &allowed, -1, &unused), threads = nth_unit(0, &allowed, -1, &unused);
+        int slice_cores = local_size <= cores;
+        int n = slice_cores ? cores : threads;
+        if (local_size > n)
+            return 0;
+        /* rank r: units [r n / L, (r + 1) n / L) */
+        units_between(slice_cores, &allowed, (int)((long)local_rank * n / local_size),
+                      (int)((long)(local_rank + 1) * n / local_size), out);
+        return CPU_COUNT(out) > 0;
+    }
     int units = nth_unit(per_core, &allowed, -1, out);
-    if (units == 0 || (is_auto && local_size <= units))
+    if (units == 0)
         return 0;
     /* more ranks than units: dealt round-robin, so every unit carries the same number */
     nth_unit(per_core, &allowed, local_rank % units, out);

@@ -1,8 +1,10 @@
 /*
  * Which CPUs a local rank binds to (core/binding.c), on this machine's own CPUs: distinct ranks
  * get disjoint sets covering one core or one hardware thread each, in CPU order, and are dealt
- * round-robin when they outnumber them; auto binds only then; nothing is bound for policy none
- * or an unknown policy (checked again on a one-CPU affinity mask, where two ranks outnumber it).
+ * round-robin when they outnumber them; auto shares all the CPUs out in disjoint slices (whole
+ * cores while there are enough) and leaves a lone rank, and ranks beyond the threads, unbound;
+ * nothing is bound for policy none or an unknown policy (checked again on a one-CPU affinity mask,
+ * where two ranks outnumber it).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -40,16 +42,30 @@ static void check_policy(const char *policy, int units)
     }
 }
 
-/* auto: nothing bound while every rank has a hardware thread, round-robin threads beyond */
-static void check_auto(int threads)
+/* auto: disjoint slices covering every CPU while every rank has a hardware thread (a core each
+   when there are as many ranks as cores), nothing bound beyond */
+static void check_auto(int cores, int threads)
 {
-    cpu_set_t set, thread;
-    UCHECK(empi_bind_choose("auto", 0, threads, &set) == 0, "auto binds %d ranks on %d threads", threads, threads);
-    for (int r = 0; r < 2 * threads + 1; r++) {
-        UCHECK(empi_bind_choose("auto", r, 2 * threads + 1, &set) == 1, "auto: oversubscribed rank %d not bound", r);
-        UCHECK(empi_bind_choose("hwthread", r % threads, threads, &thread) == 1 && CPU_EQUAL(&set, &thread),
-               "auto: rank %d is not on hardware thread %d", r, r % threads);
+    cpu_set_t set, thread, all, seen;
+    UCHECK(empi_bind_choose("auto", 0, 1, &set) == 0, "auto binds a lone rank");
+    sched_getaffinity(0, sizeof all, &all);
+    for (int n = 2; n <= threads; n++) {
+        CPU_ZERO(&seen);
+        for (int r = 0; r < n; r++) {
+            UCHECK(empi_bind_choose("auto", r, n, &set) == 1 && CPU_COUNT(&set) >= 1, "auto: rank %d of %d unbound", r,
+                   n);
+            cpu_set_t both;
+            CPU_AND(&both, &seen, &set);
+            UCHECK(CPU_COUNT(&both) == 0, "auto: rank %d of %d shares a CPU with a lower rank", r, n);
+            if (n == cores)
+                UCHECK(empi_bind_choose("core", r, n, &thread) == 1 && CPU_EQUAL(&set, &thread),
+                       "auto: rank %d of %d ranks on %d cores is not on core %d", r, n, cores, r);
+            CPU_OR(&seen, &seen, &set);
+        }
+        UCHECK(CPU_EQUAL(&seen, &all), "auto: %d ranks leave some of the CPUs out", n);
     }
+    for (int r = 0; r < threads + 1; r++)
+        UCHECK(empi_bind_choose("auto", r, threads + 1, &set) == 0, "auto: oversubscribed rank %d bound", r);
 }
 
 static int topology_value(int cpu, const char *what)
@@ -91,7 +107,7 @@ int main(void)
     UCHECK(empi_bind_choose("socket", 0, 1, &set) == 0, "an unknown policy binds");
     check_policy("hwthread", count_units(0));
     check_policy("core", count_units(1));
-    check_auto(count_units(0));
+    check_auto(count_units(1), count_units(0));
 
     /* one allowed CPU: one rank binds to it, two are too many */
     cpu_set_t one;
