@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -207,9 +208,21 @@ static void drain_outputs(void)
 
 static void launch(spawn_context_t *ctx, int rank0_stdin);
 
+/* poll() refuses more entries than the soft descriptor limit (EINVAL), and every local rank holds
+   descriptors here: raise the soft limit as far as `need` (ranks inherit it, harmlessly). */
+void mpiexec_fd_room(size_t need)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= need)
+        return;
+    lim.rlim_cur = lim.rlim_max == RLIM_INFINITY || lim.rlim_max > need ? need : lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+}
+
 static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_stdin)
 {
     struct pollfd *pfds = NULL;
+    int *slot_fd_of = NULL; /* rank r's stdout (2r) or stderr (2r + 1) for each rank slot */
     size_t pfds_cap = 0;
     double deadline = timeout > 0 ? now_seconds() + timeout : 0;
     int launched = 0;
@@ -226,6 +239,11 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
         if (need > pfds_cap) {
             pfds_cap = need * 2;
             pfds = realloc(pfds, sizeof *pfds * pfds_cap);
+            slot_fd_of = realloc(slot_fd_of, sizeof *slot_fd_of * pfds_cap);
+            if (!pfds || !slot_fd_of) {
+                fprintf(stderr, "mpiexec: out of memory\n");
+                exit(1);
+            }
         }
         int n = 0;
         pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
@@ -233,11 +251,16 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
         pfds[stdin_slot] = stdin_len ? (struct pollfd){ .fd = stdin_dst, .events = POLLOUT }
                                      : (struct pollfd){ .fd = launched ? stdin_src : -1,
                                                         .events = POLLIN };
+        /* only the pipes still open: remote ranks have none here, and poll counts every entry */
         int ranks_slot = n;
-        for (int r = 0; r < job.nprocs; r++) {
-            pfds[n++] = (struct pollfd){ .fd = job.ranks[r].out_fd, .events = POLLIN };
-            pfds[n++] = (struct pollfd){ .fd = job.ranks[r].err_fd, .events = POLLIN };
-        }
+        for (int r = 0; r < job.nprocs; r++)
+            for (int k = 0; k < 2; k++) {
+                int fd = k ? job.ranks[r].err_fd : job.ranks[r].out_fd;
+                if (fd < 0)
+                    continue;
+                slot_fd_of[n] = 2 * r + k;
+                pfds[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+            }
         int server_slot = n;
         n += server_pollfds(pfds + n);
 
@@ -251,15 +274,21 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
             wait_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
 
         if (poll(pfds, (nfds_t)n, wait_ms) < 0 && errno != EINTR) {
+            /* it would fail again at once, signals unread: end here rather than spin */
             perror("mpiexec: poll");
             job_end(1, "internal error; ending the job");
+            job_kill_all(SIGKILL);
+            break;
         }
         /* Output before exits: a rank's last lines come out before its obituary. */
-        for (int r = 0; r < job.nprocs; r++) {
-            if (pfds[ranks_slot + 2 * r].revents)
-                pump_rank_fd(&job.ranks[r].out_fd, &job.ranks[r].out, r, 1);
-            if (pfds[ranks_slot + 2 * r + 1].revents)
-                pump_rank_fd(&job.ranks[r].err_fd, &job.ranks[r].err, r, 2);
+        for (int i = ranks_slot; i < server_slot; i++) {
+            if (!pfds[i].revents)
+                continue;
+            rank_proc_t *rk = &job.ranks[slot_fd_of[i] / 2];
+            if (slot_fd_of[i] % 2)
+                pump_rank_fd(&rk->err_fd, &rk->err, slot_fd_of[i] / 2, 2);
+            else
+                pump_rank_fd(&rk->out_fd, &rk->out, slot_fd_of[i] / 2, 1);
         }
         if (pfds[stdin_slot].fd >= 0 && pfds[stdin_slot].revents)
             (stdin_len ? stdin_write : stdin_read)();
@@ -275,6 +304,7 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
     if (!launched && rank0_stdin >= 0)
         close(rank0_stdin);
     free(pfds);
+    free(slot_fd_of);
 }
 
 /* Remote ranks get mpiexec's environment (as with ssh-started MPICH ranks), minus what
@@ -548,6 +578,7 @@ int main(int argc, char **argv)
             fcntl(stdin_dst, F_SETFL, O_NONBLOCK);
         }
     }
+    mpiexec_fd_room(64 + 4 * (size_t)opts.nprocs); /* pipes and a bootstrap connection per rank */
     event_loop(sfd, opts.timeout, &ctx, rank0_stdin);
 
     if (job.ending)

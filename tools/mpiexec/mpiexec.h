@@ -136,6 +136,9 @@ typedef struct rank_proc {
     int wait_status;
 } rank_proc_t;
 
+/* Raise the soft descriptor limit to `need` if it is lower (main.c). */
+void mpiexec_fd_room(size_t need);
+
 /* Absolute path of the running mpiexec (/proc/self/exe), NULL if unreadable. */
 const char *self_exe_path(void);
 /* Start a rank; stdin_fd is its stdin (-1: /dev/null). 0 on success. */

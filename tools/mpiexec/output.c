@@ -126,12 +126,7 @@ int output_set_files(const output_files_t *spec, int nranks)
     copy_to_terminal = spec->copy;
     if (!spec->out_pattern && !spec->err_pattern)
         return 0;
-    /* Two descriptors per rank besides its pipes: let mpiexec have all it may. */
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-        lim.rlim_cur = lim.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &lim);
-    }
+    mpiexec_fd_room(64 + 6 * (size_t)nranks); /* two files per rank besides its pipes */
     files = malloc(sizeof *files * 2 * (size_t)nranks);
     if (!files)
         return -1;
