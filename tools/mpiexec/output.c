@@ -6,6 +6,7 @@
 #include "mpiexec.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,12 @@ static void write_all(int fd, const char *p, size_t len)
         if (n < 0 && errno == EPIPE && (fd == 1 || fd == 2)) {
             job_output_closed(); /* `mpiexec ... | head`: end as a pipeline would */
             return;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* our stdout may be non-blocking (event-loop parents set it so): wait, drop nothing */
+            struct pollfd p1 = {.fd = fd, .events = POLLOUT};
+            poll(&p1, 1, -1);
+            continue;
         }
         if (n <= 0)
             return;
