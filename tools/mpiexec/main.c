@@ -249,7 +249,8 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
         pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
         int stdin_slot = n++;
         pfds[stdin_slot] = stdin_len ? (struct pollfd){ .fd = stdin_dst, .events = POLLOUT }
-                                     : (struct pollfd){ .fd = launched ? stdin_src : -1,
+                                     : (struct pollfd){ .fd = launched && (!stdin_remote || remote_stdin_room())
+                                                                  ? stdin_src : -1,
                                                         .events = POLLIN };
         /* only the pipes still open: remote ranks have none here, and poll counts every entry */
         int ranks_slot = n;

@@ -192,6 +192,7 @@ int remote_reaped(pid_t pid, int status);
 void remote_kill_all(int sig);
 int remote_rank0_host(void);        /* host entry of rank 0 if it is remote, else -1 */
 void remote_stdin(const void *buf, size_t len);  /* len 0: EOF */
+int remote_stdin_room(void);   /* whether to read more of stdin for a remote rank 0 */
 /* After the job: close the links and wait (bounded) for the rsh processes. */
 void remote_shutdown(void);
 const char *remote_host_label(int rank); /* "host NAME" of a remote rank, for messages */

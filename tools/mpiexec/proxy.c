@@ -162,6 +162,8 @@ static void reap(void)
             }
 }
 
+static void stdin_done(size_t bytes);
+
 static void link_message(void)
 {
     uint32_t type, len;
@@ -175,12 +177,21 @@ static void link_message(void)
             if (ranks[i].proc.running && kill(-ranks[i].proc.pid, (int)sig) != 0)
                 kill(ranks[i].proc.pid, (int)sig);
     } else if (type == PROXY_STDIN) {
-        if (len)
+        if (len && stdin_w >= 0)
             wbuf_bytes(&stdin_q, p, len);
+        else if (len)
+            stdin_done(len); /* rank 0 closed its stdin: nobody reads it */
         else
             stdin_eof = 1;
     }
     free(p);
+}
+
+/* mpiexec reads on only while little of what it sent is waiting here (its window). */
+static void stdin_done(size_t bytes)
+{
+    uint32_t v[2] = {0, (uint32_t)bytes};
+    send_link(PROXY_STDIN_ACK, v, sizeof v, NULL, 0);
 }
 
 static void stdin_push(void)
@@ -192,10 +203,14 @@ static void stdin_push(void)
         if (n < 0 && errno != EAGAIN && errno != EINTR) {
             close(stdin_w); /* rank 0 closed its stdin */
             stdin_w = -1;
+            stdin_done(stdin_q.len - stdin_q_off);
+            stdin_q.len = stdin_q_off = 0;
             return;
         }
-        if (n > 0)
+        if (n > 0) {
             stdin_q_off += (size_t)n;
+            stdin_done((size_t)n);
+        }
         if (stdin_q_off == stdin_q.len)
             stdin_q.len = stdin_q_off = 0;
     }

@@ -208,6 +208,10 @@ static int rank_of_host(rbuf_t *r, int h)
     return (int)rank;
 }
 
+/* Bytes of stdin sent to rank 0's proxy and not yet written to rank 0 (or dropped there). */
+static size_t stdin_inflight;
+#define STDIN_WINDOW (4u << 20)
+
 void remote_message(int h, uint32_t type, const unsigned char *p, uint32_t len)
 {
     rbuf_t r = { p, len, 0 };
@@ -225,6 +229,10 @@ void remote_message(int h, uint32_t type, const unsigned char *p, uint32_t len)
             output_feed(lb, (const char *)r.p, r.left, rank, fd == 2 ? 2 : 1);
         else
             output_flush_tail(lb, rank, fd == 2 ? 2 : 1);
+    } else if (type == PROXY_STDIN_ACK) {
+        uint32_t done = rbuf_u32(&r);
+        if (!r.bad)
+            stdin_inflight -= done < stdin_inflight ? done : stdin_inflight;
     } else if (type == PROXY_EXIT) {
         int32_t pid = (int32_t)rbuf_u32(&r), status = (int32_t)rbuf_u32(&r);
         if (r.bad || !rp->running)
@@ -315,8 +323,15 @@ int remote_rank0_host(void)
 void remote_stdin(const void *buf, size_t len)
 {
     int h = remote_rank0_host();
-    if (h >= 0 && hosts[h].conn >= 0)
+    if (h >= 0 && hosts[h].conn >= 0) {
         server_send(hosts[h].conn, PROXY_STDIN, buf, len);
+        stdin_inflight += len;
+    }
+}
+
+int remote_stdin_room(void)
+{
+    return stdin_inflight < STDIN_WINDOW;
 }
 
 const char *remote_host_label(int rank)

@@ -23,6 +23,7 @@ typedef struct connection {
     int fd;
     int rank;                 /* -1 until the cookie has been checked */
     int host;                 /* a proxy's host entry, else -1 */
+    int write_dead;           /* a proxy we can no longer send to: read what it sent, then drop */
     unsigned char *in;
     size_t in_len, in_cap;
 } connection_t;
@@ -112,9 +113,18 @@ void server_drop(int conn)
 
 void server_send(int conn, uint32_t type, const void *payload, size_t len)
 {
-    if (conn >= 0 && conn < nconns && conns[conn].fd >= 0 &&
-        wire_send(conns[conn].fd, type, payload, len, NULL, 0) != 0)
-        drop_connection(conn);
+    if (conn < 0 || conn >= nconns || conns[conn].fd < 0 || conns[conn].write_dead)
+        return;
+    if (wire_send(conns[conn].fd, type, payload, len, NULL, 0) == 0)
+        return;
+    if (conns[conn].host >= 0) {
+        /* A proxy that exited (stdin still flowing to it, say) may have its exit report waiting
+           in the socket: read on until its end, or it looks lost. */
+        conns[conn].write_dead = 1;
+        shutdown(conns[conn].fd, SHUT_WR);
+        return;
+    }
+    drop_connection(conn);
 }
 
 /* A failed or timed-out send leaves the stream unusable: drop the connection. The

@@ -6,7 +6,7 @@
  *   PROXY_HELLO  cookie[32] u32 host, name    PROXY_SETUP  see remote.c (what to start)
  *   PROXY_OUTPUT u32 rank u32 fd, bytes       PROXY_KILL   u32 signal
  *               (no bytes: that stream ended) PROXY_STDIN  bytes for rank 0 (none: EOF)
- *   PROXY_EXIT   u32 rank i32 pid i32 status
+ *   PROXY_EXIT   u32 rank i32 pid i32 status   PROXY_STDIN_ACK u32 0 u32 bytes of stdin done with
  */
 #ifndef EMPI_MPIEXEC_WIRE_H
 #define EMPI_MPIEXEC_WIRE_H
@@ -21,6 +21,7 @@ enum {
     PROXY_EXIT,
     PROXY_KILL,
     PROXY_STDIN,
+    PROXY_STDIN_ACK,
 };
 
 /* Longest host name a proxy reports. */
