@@ -35,6 +35,19 @@ expect_in out 'rank 0 EMPI_REPORT_BINDINGS=1$'
 run -n 1 --bind-to socket "$PROG" env EMPI_BIND_TO "$MARK"
 expect_in err 'bind-to socket is not supported'
 expect_in out 'EMPI_BIND_TO=none$'
+# a host file's comments are whole lines, however long (past 511 bytes their tail became hosts)
+{ printf '# %0600d\n' 0; echo localhost; } >"$WORK/hostfile"
+run -n 2 -f "$WORK/hostfile" "$PROG" exitcode 0 0 "$MARK"
+expect_status 0
+# an empty MPIEXEC_TIMEOUT is no timeout, as an empty MPIEXEC_UNIVERSE_SIZE is no size
+MPIEXEC_TIMEOUT= run -n 1 "$PROG" exitcode 0 0 "$MARK"
+expect_status 0
+# why a program cannot be executed
+printf '#!/nonexistent/interpreter\n' >"$WORK/badinterp"
+chmod +x "$WORK/badinterp"
+run -n 1 "$WORK/badinterp"
+expect_status 127
+expect_in err 'cannot execute .*badinterp: No such file or directory'
 run --help
 expect_status 0
 expect_in out 'Usage: mpiexec'

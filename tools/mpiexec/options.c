@@ -141,13 +141,14 @@ static int add_host_list(mpiexec_options_t *o, const char *list)
 static int add_host_file(mpiexec_options_t *o, const char *path)
 {
     FILE *f = fopen(path, "r");
-    char line[512];
+    char *line = NULL; /* whole lines: a long comment must not spill into host entries */
+    size_t cap = 0;
     int rc = 0;
     if (!f) {
         opt_error("cannot open host file %s: %s", path, strerror(errno));
         return -1;
     }
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    while (rc == 0 && getline(&line, &cap, f) >= 0) {
         line[strcspn(line, "#\r\n")] = '\0';
         char *h = line + strspn(line, " \t");
         size_t end = strlen(h);
@@ -156,6 +157,7 @@ static int add_host_file(mpiexec_options_t *o, const char *path)
         if (*h)
             rc = add_host(o, h);
     }
+    free(line);
     fclose(f);
     if (rc == 0 && o->nhosts == 0) {
         opt_error("host file %s names no host", path);
@@ -488,7 +490,7 @@ int options_parse(int argc, char **argv, mpiexec_options_t *o)
     memset(o, 0, sizeof *o);
     cur_app = 0;
     const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
-    if (env_timeout && parse_seconds("MPIEXEC_TIMEOUT", env_timeout, &o->timeout) != 0)
+    if (env_timeout && *env_timeout && parse_seconds("MPIEXEC_TIMEOUT", env_timeout, &o->timeout) != 0)
         return -1;
     const char *env_usize = getenv("MPIEXEC_UNIVERSE_SIZE");
     if (env_usize && *env_usize && parse_count("MPIEXEC_UNIVERSE_SIZE", env_usize, &o->universe_size) != 0)

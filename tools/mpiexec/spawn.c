@@ -104,7 +104,7 @@ static void become_rank(const spawn_context_t *ctx, const rank_place_t *pl, int 
         _exit(127);
     }
     execv(app->program_path, app->argv);
-    fprintf(stderr, "mpiexec: cannot execute %s\n", app->program_path);
+    fprintf(stderr, "mpiexec: cannot execute %s: %s\n", app->program_path, strerror(errno));
     _exit(127);
 }
 
