@@ -5,6 +5,7 @@
  * Accepting and connecting block (the standard's semantics) but keep progress running.
  */
 #include "comm/dyn.h"
+#include "core/clock.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "transport/net_addr.h"
@@ -133,27 +134,45 @@ int empi_dyn_port_close(const char *name)
     return MPI_ERR_PORT;
 }
 
-/* Read a knock from a fresh connection within a moment; 1 if it carries `nonce`. */
-static int knock_ok(int fd, uint64_t nonce)
-{
-    knock_t k;
-    size_t got = 0;
-    for (int waited = 0; got < sizeof k && waited < CONNECT_TIMEOUT_MS;) {
-        ssize_t n = recv(fd, (char *)&k + got, sizeof k - got, MSG_DONTWAIT);
-        if (n > 0)
-            got += (size_t)n;
-        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-            return 0;
-        else if (wait_step(fd, POLLIN) == 0)
-            waited++;
-    }
-    return got == sizeof k && k.magic == PORT_MAGIC && k.nonce == nonce;
-}
-
 static int child_gone(pid_t watch)
 {
     int status;
     return watch > 0 && waitpid(watch, &status, WNOHANG) == watch;
+}
+
+/*
+ * Fresh connections wait for their knock side by side: one that sends nothing (a port scanner, a
+ * stray telnet) must not hold up the real ones behind it, as it did for the 20 s of its timeout.
+ */
+#define KNOCKING_MAX 16
+
+typedef struct knocking {
+    int fd;
+    size_t got;
+    knock_t k;
+    uint64_t since_ns;
+} knocking_t;
+
+static void drop_knocking(knocking_t *kn, int *n, int i)
+{
+    close(kn[i].fd);
+    kn[i] = kn[--*n];
+}
+
+/* Read what knock bytes have come: 1 when it is complete and carries `nonce`, -1 when the
+   connection is not (or no longer) worth waiting for, 0 to wait on. */
+static int read_knock(knocking_t *x, uint64_t nonce, uint64_t now)
+{
+    while (x->got < sizeof x->k) {
+        ssize_t n = recv(x->fd, (char *)&x->k + x->got, sizeof x->k - x->got, MSG_DONTWAIT);
+        if (n > 0)
+            x->got += (size_t)n;
+        else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+            return -1;
+        else
+            return now - x->since_ns > (uint64_t)CONNECT_TIMEOUT_MS * 1000000u ? -1 : 0;
+    }
+    return x->k.magic == PORT_MAGIC && x->k.nonce == nonce ? 1 : -1;
 }
 
 int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
@@ -161,24 +180,55 @@ int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
     port_t *p = find_port(name);
     if (!p)
         return MPI_ERR_PORT;
-    for (;;) {
-        int c = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (c >= 0) {
-            if (knock_ok(c, p->nonce)) {
-                int one = 1;
-                setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                *fd = c;
-                return MPI_SUCCESS;
-            }
-            close(c); /* not someone who was given this port's name */
-            continue;
+    knocking_t kn[KNOCKING_MAX];
+    int nkn = 0, rc = MPI_SUCCESS;
+    *fd = -1;
+    while (*fd < 0 && rc == MPI_SUCCESS) {
+        int c;
+        while ((c = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+            if (nkn == KNOCKING_MAX)
+                drop_knocking(kn, &nkn, 0); /* the longest waiting goes */
+            kn[nkn++] = (knocking_t){.fd = c, .since_ns = empi_now_ns()};
         }
-        if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-            return MPI_ERR_OTHER;
-        if (child_gone(watch))
-            return MPI_ERR_SPAWN;
-        wait_step(p->fd, POLLIN);
+        if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+            rc = MPI_ERR_OTHER;
+            break;
+        }
+        uint64_t now = empi_now_ns();
+        for (int i = 0; i < nkn && *fd < 0;) {
+            int r = read_knock(&kn[i], p->nonce, now);
+            if (r > 0) {
+                *fd = kn[i].fd;
+                kn[i] = kn[--nkn];
+            } else if (r < 0) {
+                drop_knocking(kn, &nkn, i); /* not someone who was given this port's name */
+            } else {
+                i++;
+            }
+        }
+        if (*fd >= 0)
+            break;
+        if (child_gone(watch)) {
+            rc = MPI_ERR_SPAWN;
+            break;
+        }
+        if (empi_progress_poll() > 0)
+            continue;
+        struct pollfd pfds[KNOCKING_MAX + 1];
+        pfds[0] = (struct pollfd){.fd = p->fd, .events = POLLIN};
+        for (int i = 0; i < nkn; i++)
+            pfds[i + 1] = (struct pollfd){.fd = kn[i].fd, .events = POLLIN};
+        empi_unlock();
+        poll(pfds, (nfds_t)nkn + 1, 1);
+        empi_lock();
     }
+    while (nkn > 0)
+        drop_knocking(kn, &nkn, 0);
+    if (*fd >= 0) {
+        int one = 1;
+        setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    return rc;
 }
 
 /* "empi:<nonce>@<ip>,<ip>:<port>" -> its parts; 0 on success. */
