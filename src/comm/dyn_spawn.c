@@ -134,7 +134,11 @@ static void resolve_command(const app_t *app, char *out, size_t len)
 
 static int build_command(const char *launcher, const char *port, const app_t *apps, int count, argvec_t *a)
 {
-    int rc = push(a, launcher) | push(a, "-genv") | push(a, "EMPI_PARENT_PORT") | push(a, port);
+    char me[24];
+    snprintf(me, sizeof me, "%ld", (long)getpid());
+    /* --parent-pid: the launcher ends the children if we go without a word (killed, say) */
+    int rc = push(a, launcher) | push(a, "--parent-pid") | push(a, me) | push(a, "-genv") | push(a, "EMPI_PARENT_PORT") |
+             push(a, port);
     /* Each command's own "host", "wdir" and "path" hints apply to it alone. */
     for (int i = 0; i < count; i++) {
         char n[16], nargs[16], command[PATH_MAX];
@@ -163,7 +167,8 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
 /* In the child between fork and exec: the launcher must not read our stdin and must die with us.
    "Us" is the forking thread for PR_SET_PDEATHSIG, so only a spawn from the main thread asks for
    it: a helper thread that spawns and ends would take the children along. (The launcher stays in
-   our process group either way, so ending our job ends it.) */
+   our process group either way, so ending our job ends it; and it watches for our pid to go,
+   --parent-pid, for when that job's mpiexec was killed outright.) */
 static _Noreturn void exec_launcher(char **argv, int main_thread)
 {
     if (main_thread)

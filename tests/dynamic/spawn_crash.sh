@@ -26,6 +26,18 @@ left=$(leftover_pids)
 [ -z "$left" ] || fail "processes left: $left"
 echo "PASS spawn_crash singleton (${ELAPSED_MS} ms)"
 
+# Spawned from a helper thread (no parent-death signal: it would follow the thread), the children
+# and their launcher still go when the parent's mpiexec is killed outright (they were left running).
+start_job -n 1 "$PROG" "$MARK" orphan
+wait_for_ready 1
+kill -KILL "$BG_PID"
+wait "$BG_PID" 2>/dev/null
+BG_PID=
+for _ in $(seq 50); do [ -z "$(leftover_pids)" ] && break; sleep 0.1; done
+left=$(leftover_pids)
+[ -z "$left" ] || { kill -KILL $left 2>/dev/null; fail "processes left after the parent's mpiexec was killed: $left"; }
+echo "PASS spawn_crash orphan"
+
 run --timeout 60 -n 2 "$PROG" "$MARK" independent
 expect_status 0
 expect_in out 'parent went on after its disconnected children failed'

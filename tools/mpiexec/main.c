@@ -219,6 +219,17 @@ void mpiexec_fd_room(size_t need)
     setrlimit(RLIMIT_NOFILE, &lim);
 }
 
+/* A job started by MPI_Comm_spawn ends when the spawning process is gone (we are re-parented):
+   killed outright with its own job, it could not take us along. */
+static long parent_pid;
+#define PARENT_CHECK_MS 250
+
+static void check_parent(void)
+{
+    if (parent_pid > 0 && getppid() != (pid_t)parent_pid && !job.ending)
+        job_end(1, "the process that spawned this job (pid %ld) is gone; ending the job", parent_pid);
+}
+
 static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_stdin)
 {
     struct pollfd *pfds = NULL;
@@ -273,6 +284,8 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
         int wait_ms = -1;
         if (wake > 0)
             wait_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
+        if (parent_pid > 0 && (wait_ms < 0 || wait_ms > PARENT_CHECK_MS))
+            wait_ms = PARENT_CHECK_MS;
 
         if (poll(pfds, (nfds_t)n, wait_ms) < 0 && errno != EINTR) {
             /* it would fail again at once, signals unread: end here rather than spin */
@@ -297,6 +310,7 @@ static void event_loop(int sfd, double timeout, spawn_context_t *ctx, int rank0_
         if (pfds[0].revents)
             handle_signals(sfd);
 
+        check_parent();
         now = now_seconds();
         if (!job.ending && deadline > 0 && now >= deadline)
             job_end(124, "job timed out after %g seconds; ending the job", timeout);
@@ -580,6 +594,7 @@ int main(int argc, char **argv)
         }
     }
     mpiexec_fd_room(64 + 4 * (size_t)opts.nprocs); /* pipes and a bootstrap connection per rank */
+    parent_pid = opts.parent_pid;
     event_loop(sfd, opts.timeout, &ctx, rank0_stdin);
 
     if (job.ending)

@@ -43,6 +43,7 @@ typedef struct mpiexec_options {
     int nhosts;
     int tag_output;
     int print_exit_codes; /* -print-all-exitcodes */
+    long parent_pid;      /* --parent-pid: started by MPI_Comm_spawn in that process; 0: no */
     int display_map;      /* --display-map */
     int launcher_fork;    /* -launcher fork: this host only */
     char *out_pattern, *err_pattern; /* -outfile-pattern, -errfile-pattern, --output-filename */

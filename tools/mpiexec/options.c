@@ -368,7 +368,7 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
                         "-universe-size", "-nargs", "-wdir", "--wdir", "-wd", "--wd", "-gwdir", "--gwdir", "--prefix",
                         "-prefix", "-N", "-genvlist", "-envlist", "-launcher", "-bootstrap", "-launcher-exec",
                         "-bootstrap-exec", "-outfile-pattern", "-errfile-pattern", "--output-filename",
-                        "-output-filename", "--rank-by", "-rank-by") ? 1
+                        "-output-filename", "--rank-by", "-rank-by", "--parent-pid") ? 1
                     : ANY("-genv", "-env", "--mca", "-mca", "--gmca", "-gmca") ? 2
                                            : 0;
         if (inline_val && nargs != 1) {
@@ -418,6 +418,10 @@ static int parse_options(int argc, char **argv, int *pos, mpiexec_options_t *o, 
             rc = set_binding(o, val);
         } else if (ANY("--report-bindings", "-report-bindings")) {
             add_env(&o->env, &o->nenv, "EMPI_REPORT_BINDINGS", "1");
+        } else if (ANY("--parent-pid")) {
+            int pid;
+            rc = parse_int(opt, val, 1, INT_MAX, "a process id", &pid);
+            o->parent_pid = pid;
         } else if (ANY("-nargs")) {
             rc = parse_int(opt, val, 0, INT_MAX / 2, "a number of arguments", &app->nargs);
         } else if (ANY("-wdir", "--wdir", "-wd", "--wd")) {
