@@ -1,6 +1,6 @@
-/* Public bootstrap entry points: choose the back end once (mpiexec sets EMPI_RANK
- * for every rank it starts; without it we are a singleton) and check arguments in
- * one place so both back ends can trust them. */
+/* Public bootstrap entry points: choose the back end once (mpiexec sets EMPI_RANK for every rank
+ * it starts; a PMI-2 server, srun --mpi=pmi2 or Hydra, sets PMI_FD; without either we are a
+ * singleton) and check arguments in one place so the back ends can trust them. */
 #include "runtime/bootstrap.h"
 #include "runtime/bootstrap_impl.h"
 #include "runtime/bootstrap_kvs.h"
@@ -27,8 +27,9 @@ int empi_boot_init(empi_boot_info_t *info)
         fprintf(stderr, "empi bootstrap: initialized twice\n");
         return -1;
     }
-    const empi_boot_ops_t *chosen =
-        getenv("EMPI_RANK") ? &empi_boot_launcher_ops : &empi_boot_singleton_ops;
+    const empi_boot_ops_t *chosen = getenv("EMPI_RANK") ? &empi_boot_launcher_ops
+                                    : getenv("PMI_FD")  ? &empi_boot_pmi_ops
+                                                        : &empi_boot_singleton_ops;
     memset(info, 0, sizeof *info);
     if (chosen->init(info) != 0)
         return -1;
@@ -59,6 +60,8 @@ int empi_boot_get(int rank, const char *key, void *val, size_t maxlen, size_t *l
     const void *bytes = rank < world_size        ? empi_kvs_lookup(rank, key, &stored)
                         : !strcmp(key, "tcp") ? empi_procs_record(rank, &stored)
                                               : NULL;
+    if (!bytes && rank < world_size && ops->fetch && ops->fetch(rank, key) == 0)
+        bytes = empi_kvs_lookup(rank, key, &stored);
     if (!bytes)
         return -1;
     /* Report the full size even when the caller's buffer is short, so it can retry. */

@@ -329,5 +329,5 @@ static int launcher_node_of(int rank)
 
 const empi_boot_ops_t empi_boot_launcher_ops = {
     launcher_init, launcher_put, launcher_fence,
-    launcher_abort, launcher_finalize, launcher_node_of,
+    launcher_abort, launcher_finalize, launcher_node_of, NULL,
 };

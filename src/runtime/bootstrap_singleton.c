@@ -57,5 +57,5 @@ static int singleton_node_of(int rank)
 
 const empi_boot_ops_t empi_boot_singleton_ops = {
     singleton_init, singleton_put, singleton_fence,
-    singleton_abort, singleton_finalize, singleton_node_of,
+    singleton_abort, singleton_finalize, singleton_node_of, NULL,
 };

@@ -336,7 +336,7 @@ static int set_launcher(mpiexec_options_t *o, const char *opt, const char *val)
         return 0;
     }
     opt_error("%s %s is not supported: remote hosts are reached with ssh or rsh (or the command in "
-              "-launcher-exec); under Slurm start the ranks with srun (docs/NETWORK.md)", opt, val);
+              "-launcher-exec); under Slurm start the ranks with srun --mpi=pmi2 (docs/NETWORK.md)", opt, val);
     return -1;
 }
 
