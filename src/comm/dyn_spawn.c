@@ -137,8 +137,8 @@ static int build_command(const char *launcher, const char *port, const app_t *ap
     char me[24];
     snprintf(me, sizeof me, "%ld", (long)getpid());
     /* --parent-pid: the launcher ends the children if we go without a word (killed, say) */
-    int rc = push(a, launcher) | push(a, "--parent-pid") | push(a, me) | push(a, "-genv") | push(a, "EMPI_PARENT_PORT") |
-             push(a, port);
+    int rc = push(a, launcher) | push(a, "--parent-pid") | push(a, me) | push(a, "-genv") |
+             push(a, "EMPI_PARENT_PORT") | push(a, port);
     /* Each command's own "host", "wdir" and "path" hints apply to it alone. */
     for (int i = 0; i < count; i++) {
         char n[16], nargs[16], command[PATH_MAX];

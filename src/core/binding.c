@@ -7,9 +7,10 @@
  * whole core at least: threads of its own, say OpenMP, keep the rest of its slice), or of the
  * hardware threads when there are more ranks than cores. A lone rank stays unbound, and so do
  * ranks that outnumber the hardware threads: pinned round-robin, the two ranks of a pair could
- * share a CPU for good (docs/ARCHITECTURE.md has the measurements). On a host busy with other work, unbound ranks of a pair were put on
- * one CPU by the kernel and a ping-pong took 20-100 us instead of 0.3 (docs/PERFORMANCE.md);
- * slices that cover every CPU also keep two jobs side by side from crowding onto the first ones.
+ * share a CPU for good (docs/ARCHITECTURE.md has the measurements). On a host busy with other
+ * work, unbound ranks of a pair were put on one CPU by the kernel and a ping-pong took 20-100 us
+ * instead of 0.3 (docs/PERFORMANCE.md); slices that cover every CPU also keep two jobs side by
+ * side from crowding onto the first ones.
  */
 #include "core/binding.h"
 

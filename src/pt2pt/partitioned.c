@@ -596,7 +596,9 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
 EMPI_WEAK_ALIAS(Pready_list)
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    const char *bad = length < 0 ? "length is negative" : length > 0 && !array_of_partitions ? "array_of_partitions is NULL" : NULL;
+    const char *bad = length < 0                             ? "length is negative"
+                      : length > 0 && !array_of_partitions ? "array_of_partitions is NULL"
+                                                           : NULL;
     return pready_n("MPI_Pready_list", request, bad ? 0 : length, 0, array_of_partitions, bad);
 }
 
