@@ -124,7 +124,9 @@ static int read_record(const char *path, char *port, char *host, size_t hostlen,
     char *nl = strchr(buf, '\n');
     if (nl)
         *nl++ = '\0';
-    snprintf(port, MPI_MAX_PORT_NAME, "%s", buf);
+    size_t plen = strnlen(buf, MPI_MAX_PORT_NAME - 1);
+    memcpy(port, buf, plen);
+    port[plen] = '\0';
     host[0] = '\0';
     *pid = 0;
     if (nl && sscanf(nl, "%ld", pid) == 1) {
