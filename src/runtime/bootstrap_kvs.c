@@ -2,6 +2,8 @@
  * many records as buckets, so lookups stay O(1) with thousands of ranks x keys. */
 #include "runtime/bootstrap_kvs.h"
 
+#include "core/fnv.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,7 @@ static size_t nbuckets, nrecords;
 
 static uint64_t hash_of(int rank, const char *key, size_t keylen)
 {
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)(unsigned)rank;
-    for (size_t i = 0; i < keylen; i++)
-        h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
-    return h;
+    return empi_fnv1a64(EMPI_FNV64_BASIS ^ (uint64_t)(unsigned)rank, key, keylen);
 }
 
 static int grow(void)

@@ -11,6 +11,7 @@
  * sees the same values, as with mpiexec), and keep it until the next fence. Hosts come from the
  * job's PMI_process_mapping, or else from every rank's host name.
  */
+#include "core/fnv.h"
 #include "runtime/bootstrap_addr.h"
 #include "runtime/bootstrap_impl.h"
 #include "runtime/bootstrap_kvs.h"
@@ -76,10 +77,7 @@ static int answer_ok(const char *answer)
 
 static uint64_t fnv64(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return empi_fnv1a64(EMPI_FNV64_BASIS, s, strlen(s));
 }
 
 static void piece_key(char *out, size_t cap, int rank, int epoch, const char *key, int piece)

@@ -2,6 +2,7 @@
    is fine at connection time, the only time they happen. */
 #include "runtime/procs.h"
 
+#include "core/fnv.h"
 #include "runtime/bootstrap.h"
 
 #include <stdlib.h>
@@ -19,13 +20,10 @@ static uint64_t my_job;
 
 extern empi_boot_info_t *empi_boot_self_info(void);
 
-/* FNV-1a: job ids are random hex strings already, this only folds them to 64 bits. */
+/* Job ids are random hex strings already, this only folds them to 64 bits. */
 static uint64_t hash_jobid(const char *jobid, size_t max)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < max && jobid[i]; i++)
-        h = (h ^ (unsigned char)jobid[i]) * 1099511628211ull;
-    return h;
+    return empi_fnv1a64(EMPI_FNV64_BASIS, jobid, strnlen(jobid, max));
 }
 
 static const empi_boot_info_t *boot(void)
