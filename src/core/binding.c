@@ -47,11 +47,12 @@ static void core_siblings(int cpu, cpu_set_t *out)
 }
 
 /* Walk the cores (or hardware threads) of `allowed` in CPU order: returns how many there are and
-   sets *out to the n-th. */
-static int nth_unit(int per_core, const cpu_set_t *allowed, int n, cpu_set_t *out)
+   sets *out to units [lo, hi) together (empty for lo == hi). One walk: per core it reads sysfs. */
+static int units_range(int per_core, const cpu_set_t *allowed, int lo, int hi, cpu_set_t *out)
 {
     cpu_set_t seen;
     CPU_ZERO(&seen);
+    CPU_ZERO(out);
     int units = 0;
     for (int c = 0; c < CPU_SETSIZE; c++) {
         if (!CPU_ISSET(c, allowed) || CPU_ISSET(c, &seen))
@@ -65,21 +66,11 @@ static int nth_unit(int per_core, const cpu_set_t *allowed, int n, cpu_set_t *ou
             CPU_SET(c, &mine);
         }
         CPU_OR(&seen, &seen, &mine);
-        if (units++ == n)
-            *out = mine;
+        if (units >= lo && units < hi)
+            CPU_OR(out, out, &mine);
+        units++;
     }
     return units;
-}
-
-/* Units [lo, hi) of `allowed` (cores or hardware threads, in CPU order) together. */
-static void units_between(int per_core, const cpu_set_t *allowed, int lo, int hi, cpu_set_t *out)
-{
-    CPU_ZERO(out);
-    for (int u = lo; u < hi; u++) {
-        cpu_set_t one;
-        nth_unit(per_core, allowed, u, &one);
-        CPU_OR(out, out, &one);
-    }
 }
 
 int empi_bind_choose(const char *policy, int local_rank, int local_size, cpu_set_t *out)
@@ -93,22 +84,21 @@ int empi_bind_choose(const char *policy, int local_rank, int local_size, cpu_set
     if (is_auto) {
         if (local_size <= 1)
             return 0;
-        cpu_set_t unused;
-        int cores = nth_unit(1, &allowed, -1, &unused), threads = nth_unit(0, &allowed, -1, &unused);
+        int cores = units_range(1, &allowed, 0, 0, out), threads = CPU_COUNT(&allowed);
         int slice_cores = local_size <= cores;
         int n = slice_cores ? cores : threads;
         if (local_size > n)
             return 0;
         /* rank r: units [r n / L, (r + 1) n / L) */
-        units_between(slice_cores, &allowed, (int)((long)local_rank * n / local_size),
-                      (int)((long)(local_rank + 1) * n / local_size), out);
+        units_range(slice_cores, &allowed, (int)((long)local_rank * n / local_size),
+                    (int)((long)(local_rank + 1) * n / local_size), out);
         return CPU_COUNT(out) > 0;
     }
-    int units = nth_unit(per_core, &allowed, -1, out);
+    int units = units_range(per_core, &allowed, 0, 0, out);
     if (units == 0)
         return 0;
     /* more ranks than units: dealt round-robin, so every unit carries the same number */
-    nth_unit(per_core, &allowed, local_rank % units, out);
+    units_range(per_core, &allowed, local_rank % units, local_rank % units + 1, out);
     return 1;
 }
 
