@@ -148,14 +148,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     empi_unlock();
     if (rc != MPI_SUCCESS)
         return empi_err_comm(c, rc, "MPI_Comm_free: an attribute delete callback returned error %d", rc);
-    if (c->bsend_buffer) {
-        /* detached implicitly, once its messages have left (as MPI_Comm_detach_buffer would) */
-        void *addr;
-        MPI_Count size;
-        empi_lock();
-        empi_bsend_detach(&c->bsend_buffer, &addr, &size);
-        empi_unlock();
-    }
+    empi_bsend_detach_at_end(&c->bsend_buffer); /* as MPI_Comm_detach_buffer would */
     *comm = MPI_COMM_NULL;
     if (c == empi_dyn_parent)
         empi_dyn_parent = NULL; /* MPI_Comm_get_parent answers MPI_COMM_NULL from now on */

@@ -119,15 +119,9 @@ int PMPI_Session_finalize(MPI_Session *session)
     if (!session)
         return empi_err_noobj(MPI_ERR_ARG, "%s: session is NULL", fn);
     EMPI_CHECK(empi_session_check(*session, fn, &s));
-    if (s->buffer) {
-        /* detached implicitly once its messages have left, as MPI_Finalize does the process's
-           buffer and MPI_Comm_free a communicator's */
-        void *addr;
-        MPI_Count size;
-        empi_lock();
-        empi_bsend_detach(&s->buffer, &addr, &size);
-        empi_unlock();
-    }
+    /* detached implicitly, as MPI_Finalize does the process's buffer and MPI_Comm_free a
+       communicator's */
+    empi_bsend_detach_at_end(&s->buffer);
     empi_errhandler_release(s->errhandler);
     pthread_mutex_lock(&session_pool_lock);
     empi_pool_free(&session_pool, s);

@@ -233,6 +233,17 @@ void empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count 
     }
 }
 
+void empi_bsend_detach_at_end(empi_bsend_buffer_t **slot)
+{
+    if (!*slot)
+        return;
+    void *addr;
+    MPI_Count size;
+    empi_lock();
+    empi_bsend_detach(slot, &addr, &size);
+    empi_unlock();
+}
+
 empi_bsend_buffer_t **empi_bsend_process_slot(void)
 {
     static empi_bsend_buffer_t *slot = &process_buffer;

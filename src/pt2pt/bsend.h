@@ -17,6 +17,9 @@ empi_bsend_buffer_t *empi_bsend_buffer_for(empi_comm_t *c);
    empi_bsend_process_slot(). */
 int empi_bsend_attach(empi_bsend_buffer_t **slot, void *buffer, MPI_Count size, const char **why);
 void empi_bsend_detach(empi_bsend_buffer_t **slot, void *buffer_addr, MPI_Count *size);
+/* Detach when the buffer's owner ends (MPI_Comm_free, MPI_Session_finalize), once its messages have
+   left; takes the library lock. Nothing when nothing is attached. */
+void empi_bsend_detach_at_end(empi_bsend_buffer_t **slot);
 empi_bsend_buffer_t **empi_bsend_process_slot(void);
 
 /* Has every message buffered in buf left it (NULL: nothing attached)? Wait until it has. */
