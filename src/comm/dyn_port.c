@@ -43,17 +43,22 @@ typedef struct knock {
     uint64_t nonce;
 } knock_t;
 
-/* One step of a wait: a progress pass, and when it found nothing, a short sleep on `fd` with the
-   library lock released so other threads (and peers sharing our core) run. */
-static int wait_step(int fd, short events)
+/* One step of a wait: a progress pass, and when it found nothing, a short sleep on the descriptors
+   with the library lock released so other threads (and peers sharing our core) run. */
+static int wait_fds(struct pollfd *pfds, nfds_t n)
 {
     if (empi_progress_poll() > 0)
         return 0;
-    struct pollfd pfd = {.fd = fd, .events = events};
     empi_unlock();
-    int rc = poll(&pfd, 1, 1);
+    int rc = poll(pfds, n, 1);
     empi_lock();
     return rc;
+}
+
+static int wait_step(int fd, short events)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    return wait_fds(&pfd, 1);
 }
 
 int empi_dyn_sock_swap(int fd, const void *mine, size_t mine_len, void *theirs, size_t theirs_len)
@@ -186,8 +191,12 @@ int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
     while (*fd < 0 && rc == MPI_SUCCESS) {
         int c;
         while ((c = accept4(p->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-            if (nkn == KNOCKING_MAX)
-                drop_knocking(kn, &nkn, 0); /* the longest waiting goes */
+            if (nkn == KNOCKING_MAX) { /* the longest waiting goes */
+                int oldest = 0;
+                for (int i = 1; i < nkn; i++)
+                    oldest = kn[i].since_ns < kn[oldest].since_ns ? i : oldest;
+                drop_knocking(kn, &nkn, oldest);
+            }
             kn[nkn++] = (knocking_t){.fd = c, .since_ns = empi_now_ns()};
         }
         if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
@@ -212,15 +221,11 @@ int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
             rc = MPI_ERR_SPAWN;
             break;
         }
-        if (empi_progress_poll() > 0)
-            continue;
         struct pollfd pfds[KNOCKING_MAX + 1];
         pfds[0] = (struct pollfd){.fd = p->fd, .events = POLLIN};
         for (int i = 0; i < nkn; i++)
             pfds[i + 1] = (struct pollfd){.fd = kn[i].fd, .events = POLLIN};
-        empi_unlock();
-        poll(pfds, (nfds_t)nkn + 1, 1);
-        empi_lock();
+        wait_fds(pfds, (nfds_t)nkn + 1);
     }
     while (nkn > 0)
         drop_knocking(kn, &nkn, 0);
