@@ -64,21 +64,20 @@ static int start_one(const char *fn, MPI_Request h)
     if (req->active)
         return empi_err_comm(req->comm, MPI_ERR_REQUEST, "%s: the request is already active", fn);
     req->active = 1;
-    int rc;
-    if (req->mode == EMPI_MODE_BUFFERED && req->kind != EMPI_REQ_RECV && !(req->ops && req->ops->start)) {
-        rc = empi_bsend_start_persistent(fn, req); /* raises its own errors, with their reasons */
-        req->active = rc == MPI_SUCCESS;
-        return rc;
-    }
-    if (req->ops && req->ops->start)
+    int rc, raised = 0;
+    if (req->ops && req->ops->start) {
         rc = req->ops->start(req);
-    else if (req->kind == EMPI_REQ_RECV)
+    } else if (req->kind == EMPI_REQ_RECV) {
         rc = empi_recv_start(req);
-    else
+    } else if (req->mode == EMPI_MODE_BUFFERED) {
+        rc = empi_bsend_start_persistent(fn, req);
+        raised = 1; /* with its reason (no buffer, no room) */
+    } else {
         rc = empi_send_start(req);
+    }
     if (rc != MPI_SUCCESS) {
         req->active = 0;
-        return empi_err_comm(req->comm, rc, "%s: starting the request failed", fn);
+        return raised ? rc : empi_err_comm(req->comm, rc, "%s: starting the request failed", fn);
     }
     return MPI_SUCCESS;
 }
