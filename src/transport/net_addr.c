@@ -76,10 +76,7 @@ static int on_local_subnet(const struct ifaddrs *list, uint32_t addr)
 /*
  * Hosts often carry the same private address on a bridge of their own (docker0's 172.17.0.1,
  * virbr0's 192.168.122.1): a peer address that is also ours leads back to this host, so it is
- * not taken while the peer has another. A peer all of whose addresses are ours is on this very
- * host (the test suite's fake hosts): it is reached on the loopback address, which stays, where
- * any of the others may be a bridge that another job takes down mid-run (a fake-host udp job
- * sent into the void when a network-namespace test ended beside it).
+ * taken only when the peer has no other (a peer on this very host: the loopback test hosts).
  */
 uint32_t empi_net_pick_addr(const uint32_t *addrs, int n)
 {
@@ -93,6 +90,9 @@ uint32_t empi_net_pick_addr(const uint32_t *addrs, int n)
     for (int i = 0; i < n && pick < 0; i++)
         if (!is_local(list, addrs[i]))
             pick = i;
+    for (int i = 0; i < n && pick < 0; i++)
+        if (on_local_subnet(list, addrs[i]))
+            pick = i;
     freeifaddrs(list);
-    return pick < 0 ? htonl(INADDR_LOOPBACK) : addrs[pick];
+    return addrs[pick < 0 ? 0 : pick];
 }

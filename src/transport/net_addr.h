@@ -18,8 +18,7 @@
 int empi_net_local_addrs(uint32_t *addrs, int max);
 
 /* The peer address to connect or send to: the first on a subnet of one of our interfaces that is not
-   also one of our own addresses, else the first not ours; 127.0.0.1 when all are ours (the peer is
-   on this host); the only one when it published one. */
+   also one of our own addresses, else the first not ours, else the first on our subnets, else the first. */
 uint32_t empi_net_pick_addr(const uint32_t *addrs, int n);
 
 #endif
