@@ -95,12 +95,12 @@ static port_t *find_port(const char *name)
 
 int empi_dyn_port_open(char name[MPI_MAX_PORT_NAME])
 {
-    uint32_t addrs[EMPI_NET_MAX_ADDRS];
-    int naddrs = empi_net_local_addrs(addrs, EMPI_NET_MAX_ADDRS);
+    empi_net_card_t where;
+    int have_addr = empi_net_card_fill(&where) == 0;
     port_t *p = calloc(1, sizeof *p);
-    if (naddrs < 1 || !p) {
+    if (!have_addr || !p) {
         free(p);
-        return naddrs < 1 ? MPI_ERR_OTHER : MPI_ERR_NO_MEM;
+        return !have_addr ? MPI_ERR_OTHER : MPI_ERR_NO_MEM;
     }
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
     socklen_t salen = sizeof sa;
@@ -113,10 +113,10 @@ int empi_dyn_port_open(char name[MPI_MAX_PORT_NAME])
         free(p);
         return MPI_ERR_OTHER;
     }
-    int len = snprintf(p->name, sizeof p->name, "empi:%016" PRIx64 "@", p->nonce);
-    for (int i = 0; i < naddrs; i++) {
+    int len = snprintf(p->name, sizeof p->name, "empi:%016" PRIx64 ".%016" PRIx64 "@", p->nonce, where.stack);
+    for (int i = 0; i < where.naddrs; i++) {
         char ip[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &addrs[i], ip, sizeof ip);
+        inet_ntop(AF_INET, &where.addrs[i], ip, sizeof ip);
         len += snprintf(p->name + len, sizeof p->name - (size_t)len, "%s%s", i ? "," : "", ip);
     }
     snprintf(p->name + len, sizeof p->name - (size_t)len, ":%u", (unsigned)ntohs(sa.sin_port));
@@ -236,8 +236,8 @@ int empi_dyn_port_accept(const char *name, pid_t watch, int *fd)
     return rc;
 }
 
-/* "empi:<nonce>@<ip>,<ip>:<port>" -> its parts; 0 on success. */
-static int parse_name(const char *name, uint64_t *nonce, uint32_t *addrs, int *naddrs, uint16_t *port)
+/* "empi:<nonce>.<network stack>@<ip>,<ip>:<port>" -> its parts; 0 on success. */
+static int parse_name(const char *name, uint64_t *nonce, empi_net_card_t *where, uint16_t *port)
 {
     char buf[MPI_MAX_PORT_NAME];
     if (strncmp(name, "empi:", 5) != 0 || strlen(name) >= sizeof buf)
@@ -248,30 +248,34 @@ static int parse_name(const char *name, uint64_t *nonce, uint32_t *addrs, int *n
         return -1;
     *at = *colon = '\0';
     *nonce = strtoull(buf, &end, 16);
+    if (*end != '.')
+        return -1;
+    where->stack = strtoull(end + 1, &end, 16);
+    if (end != at)
+        return -1;
     unsigned long pn = strtoul(colon + 1, &end, 10);
     if (*end || pn == 0 || pn > 65535)
         return -1;
     *port = (uint16_t)pn;
-    *naddrs = 0;
+    where->naddrs = 0;
     char *save = NULL;
     for (char *ip = strtok_r(at + 1, ",", &save); ip; ip = strtok_r(NULL, ",", &save)) {
-        if (*naddrs == EMPI_NET_MAX_ADDRS || inet_pton(AF_INET, ip, &addrs[*naddrs]) != 1)
+        if (where->naddrs == EMPI_NET_MAX_ADDRS || inet_pton(AF_INET, ip, &where->addrs[where->naddrs]) != 1)
             return -1;
-        (*naddrs)++;
+        where->naddrs++;
     }
-    return *naddrs ? 0 : -1;
+    return empi_net_card_valid(where) ? 0 : -1;
 }
 
 int empi_dyn_port_connect(const char *name, int *fd)
 {
     uint64_t nonce;
-    uint32_t addrs[EMPI_NET_MAX_ADDRS];
-    int naddrs;
+    empi_net_card_t where;
     uint16_t port;
-    if (parse_name(name, &nonce, addrs, &naddrs, &port) != 0)
+    if (parse_name(name, &nonce, &where, &port) != 0)
         return MPI_ERR_PORT;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-    sa.sin_addr.s_addr = empi_net_pick_addr(addrs, naddrs);
+    sa.sin_addr.s_addr = empi_net_card_pick(&where);
     int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c < 0)
         return MPI_ERR_OTHER;

@@ -11,6 +11,10 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fnv.h"
 
 #include "core/tunables.h"
 
@@ -95,4 +99,49 @@ uint32_t empi_net_pick_addr(const uint32_t *addrs, int n)
             pick = i;
     freeifaddrs(list);
     return addrs[pick < 0 ? 0 : pick];
+}
+
+/* The kernel's boot id and the network namespace's inode: equal exactly for processes that see the
+   same interfaces, whatever host name each was given. Read again at every card filled (a process
+   may have changed namespace since), kept for the picks that follow. */
+static uint64_t our_stack;
+
+static uint64_t network_stack_id(void)
+{
+    char boot[64] = {0};
+    struct stat ns;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    int ok = f && fgets(boot, sizeof boot, f) && stat("/proc/self/ns/net", &ns) == 0;
+    if (f)
+        fclose(f);
+    if (!ok)
+        return 0;
+    uint64_t h = empi_fnv1a64(EMPI_FNV64_BASIS, boot, strlen(boot));
+    h = empi_fnv1a64(h, &ns.st_dev, sizeof ns.st_dev);
+    return empi_fnv1a64(h, &ns.st_ino, sizeof ns.st_ino);
+}
+
+int empi_net_card_fill(empi_net_card_t *card)
+{
+    memset(card, 0, sizeof *card);
+    int n = empi_net_local_addrs(card->addrs, EMPI_NET_MAX_ADDRS);
+    if (n < 0)
+        return -1;
+    card->naddrs = (uint16_t)n;
+    card->stack = our_stack = network_stack_id();
+    return 0;
+}
+
+int empi_net_card_valid(const empi_net_card_t *card)
+{
+    return card->naddrs >= 1 && card->naddrs <= EMPI_NET_MAX_ADDRS;
+}
+
+uint32_t empi_net_card_pick(const empi_net_card_t *card)
+{
+    if (!our_stack)
+        our_stack = network_stack_id();
+    if (card->stack && card->stack == our_stack)
+        return htonl(INADDR_LOOPBACK);
+    return empi_net_pick_addr(card->addrs, card->naddrs);
 }

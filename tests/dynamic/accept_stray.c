@@ -14,7 +14,7 @@
 
 #include "empi_test.h"
 
-/* The TCP port of "empi:<nonce>@<ip>[,<ip>...]:<port>". */
+/* The TCP port of "empi:<nonce>.<stack>@<ip>[,<ip>...]:<port>". */
 static int tcp_port_of(const char *name)
 {
     const char *colon = strrchr(name, ':');

@@ -37,8 +37,7 @@
 typedef struct tcp_record {
     uint64_t token;
     uint16_t port;    /* network byte order */
-    uint16_t naddrs;
-    uint32_t addrs[EMPI_NET_MAX_ADDRS];
+    empi_net_card_t where;
 } tcp_record_t;
 
 static void tune_socket(int fd)
@@ -56,10 +55,8 @@ int tcp_listen_and_publish(void)
 {
     tcp_record_t rec;
     memset(&rec, 0, sizeof rec);
-    int n = empi_net_local_addrs(rec.addrs, EMPI_NET_MAX_ADDRS);
-    if (n < 0)
+    if (empi_net_card_fill(&rec.where) != 0)
         return EMPI_ERROR;
-    rec.naddrs = (uint16_t)n;
     if (getrandom(&rec.token, sizeof rec.token, 0) != (ssize_t)sizeof rec.token)
         return EMPI_ERROR;
     tcp.token = rec.token;
@@ -113,11 +110,11 @@ int tcp_connect_start(int peer)
 {
     tcp_record_t rec;
     size_t len = 0;
-    if (empi_boot_get(peer, "tcp", &rec, sizeof rec, &len) != 0 || len != sizeof rec || rec.naddrs == 0 ||
-        rec.naddrs > EMPI_NET_MAX_ADDRS)
+    if (empi_boot_get(peer, "tcp", &rec, sizeof rec, &len) != 0 || len != sizeof rec ||
+        !empi_net_card_valid(&rec.where))
         connect_failed(peer, NULL, "it published no tcp address", 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = rec.port};
-    sa.sin_addr.s_addr = empi_net_pick_addr(rec.addrs, rec.naddrs);
+    sa.sin_addr.s_addr = empi_net_card_pick(&rec.where);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         connect_failed(peer, &sa, "socket", errno);

@@ -34,8 +34,7 @@
 /* What each rank publishes under the bootstrap key "udp". */
 typedef struct udp_card {
     uint16_t port;
-    uint16_t naddrs;
-    uint32_t addrs[EMPI_NET_MAX_ADDRS];
+    empi_net_card_t where;
 } udp_card_t;
 
 static struct {
@@ -163,15 +162,14 @@ static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
 
     udp_card_t card;
     memset(&card, 0, sizeof card);
-    int naddrs = empi_net_local_addrs(card.addrs, EMPI_NET_MAX_ADDRS);
+    int have_addr = empi_net_card_fill(&card.where) == 0;
     U.fd = udp_sock_open(empi_tunables.udp_sndbuf, empi_tunables.udp_rcvbuf, &card.port);
     if (U.fd >= 0 && empi_tunables.udp_gso) {
         U.gro = udp_sock_enable_gro(U.fd);
         udp_sock_use_gso(1);
     }
-    card.naddrs = (uint16_t)(naddrs > 0 ? naddrs : 0);
     /* Publish even after a failure, so the collective fence below still completes everywhere. */
-    int ok = naddrs > 0 && U.fd >= 0 && empi_boot_put("udp", &card, sizeof card) == 0;
+    int ok = have_addr && U.fd >= 0 && empi_boot_put("udp", &card, sizeof card) == 0;
     if (empi_boot_fence() != 0 || !ok)
         goto fail;
 
@@ -187,10 +185,10 @@ static int udp_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
             continue;
         udp_card_t peer;
         size_t len;
-        if (empi_boot_get(r, "udp", &peer, sizeof peer, &len) != 0 || len != sizeof peer || !peer.naddrs ||
-            peer.naddrs > EMPI_NET_MAX_ADDRS)
+        if (empi_boot_get(r, "udp", &peer, sizeof peer, &len) != 0 || len != sizeof peer ||
+            !empi_net_card_valid(&peer.where))
             goto fail;
-        uint32_t addr = empi_net_pick_addr(peer.addrs, peer.naddrs);
+        uint32_t addr = empi_net_card_pick(&peer.where);
         U.addrs[r] = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(peer.port),
                                           .sin_addr.s_addr = addr};
         udp_conn_init(&U.eng, &U.conns[r], r, segment_size(addr));
