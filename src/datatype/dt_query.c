@@ -236,6 +236,7 @@ static int f90_used;
 static int f90_type(const char *fname, int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *newtype)
 {
     OUT_CHECK(fname, newtype);
+    /* held throughout: two threads asking for the same type must get the same handle */
     empi_lock();
     for (int i = 0; i < f90_used; i++)
         if (f90_cache[i].combiner == combiner && f90_cache[i].p == p && f90_cache[i].r == r) {
@@ -243,12 +244,12 @@ static int f90_type(const char *fname, int combiner, int p, int r, MPI_Datatype 
             empi_unlock();
             return MPI_SUCCESS;
         }
-    empi_unlock();
     empi_datatype_t *old = empi_datatype_get(base), *dt = empi_dt_alloc();
     int ni = combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2;
     empi_dt_contents_t *c = empi_contents_new(combiner, ni, 0, 0, 0);
     if (!dt || !c || f90_used == (int)(sizeof f90_cache / sizeof f90_cache[0])) {
         empi_contents_free(c);
+        empi_unlock();
         return empi_err_noobj(MPI_ERR_NO_MEM, "%s: out of memory", fname);
     }
     if (ni == 1)
@@ -262,7 +263,6 @@ static int f90_type(const char *fname, int combiner, int p, int r, MPI_Datatype 
     empi_layout_ref(old->layout);
     empi_dt_publish(fname, dt, old->layout, c, newtype);
     empi_datatype_retain(dt);   /* the cache's reference: these are never destroyed */
-    empi_lock();
     f90_cache[f90_used++] = (f90_entry_t){combiner, p, r, *newtype};
     empi_unlock();
     return MPI_SUCCESS;

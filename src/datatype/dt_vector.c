@@ -3,8 +3,9 @@
 #include "core/global.h"
 #include "datatype/dt_build.h"
 
-/* count blocks of blocklen copies of old, block i at byte i*stride: the layout's loop form. */
-static int build_vector(const char *fname, MPI_Count count, MPI_Count blocklen, MPI_Aint stride,
+/* count blocks of blocklen copies of old, block i at byte i*stride: the layout's loop form.
+   stride_ovf: the stride in bytes did not fit (an element stride times old's extent). */
+static int build_vector(const char *fname, MPI_Count count, MPI_Count blocklen, MPI_Aint stride, bool stride_ovf,
                         empi_datatype_t *old, empi_dt_contents_t *c, MPI_Datatype *newtype)
 {
     empi_datatype_t *dt = empi_dt_alloc();
@@ -14,6 +15,7 @@ static int build_vector(const char *fname, MPI_Count count, MPI_Count blocklen, 
     }
     empi_dt_acc_t acc;
     empi_acc_init(&acc);
+    acc.overflow = stride_ovf && count > 1;
     if (count > 0 && blocklen > 0) {
         /* bounds are linear in the block index: the first and last blocks give them */
         empi_acc_add(&acc, old, 0, blocklen);
@@ -66,7 +68,7 @@ static int contiguous(const char *fname, MPI_Count count, MPI_Datatype oldtype, 
         empi_contents_set_type(c, 0, old);
     }
     /* one block: the stride is never stepped, and an overflow of the whole shows in the bounds */
-    return build_vector(fname, count ? 1 : 0, count, 0, old, c, newtype);
+    return build_vector(fname, count ? 1 : 0, count, 0, false, old, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_contiguous)
@@ -92,7 +94,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
         c->ints[0] = count, c->ints[1] = blocklength, c->ints[2] = stride;
         empi_contents_set_type(c, 0, old);
     }
-    return build_vector(fname, count, blocklength, (MPI_Aint)stride * old->extent, old, c, newtype);
+    bool ovf = false;
+    MPI_Aint bytes = empi_dt_mul((MPI_Aint)stride, old->extent, &ovf);
+    return build_vector(fname, count, blocklength, bytes, ovf, old, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_vector_c)
@@ -107,7 +111,9 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
         c->larges[0] = count, c->larges[1] = blocklength, c->larges[2] = stride;
         empi_contents_set_type(c, 0, old);
     }
-    return build_vector(fname, count, blocklength, (MPI_Aint)stride * old->extent, old, c, newtype);
+    bool ovf = false;
+    MPI_Aint bytes = empi_dt_mul((MPI_Aint)stride, old->extent, &ovf);
+    return build_vector(fname, count, blocklength, bytes, ovf, old, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_create_hvector)
@@ -122,7 +128,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
         c->ints[0] = count, c->ints[1] = blocklength, c->addrs[0] = stride;
         empi_contents_set_type(c, 0, old);
     }
-    return build_vector(fname, count, blocklength, stride, old, c, newtype);
+    return build_vector(fname, count, blocklength, stride, false, old, c, newtype);
 }
 
 EMPI_WEAK_ALIAS(Type_create_hvector_c)
@@ -137,5 +143,5 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
         c->larges[0] = count, c->larges[1] = blocklength, c->larges[2] = stride;
         empi_contents_set_type(c, 0, old);
     }
-    return build_vector(fname, count, blocklength, (MPI_Aint)stride, old, c, newtype);
+    return build_vector(fname, count, blocklength, (MPI_Aint)stride, false, old, c, newtype);
 }

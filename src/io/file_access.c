@@ -33,6 +33,9 @@ int empi_io_call_check(empi_io_call_t *c, MPI_File fh, const void *buf, MPI_Coun
     if (empi_datarep_file_bytes(f->view.rep, c->dt, count, &c->fbytes) != MPI_SUCCESS)
         return empi_err_file(f, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' has no form for the datatype",
                              c->fname, f->view.datarep);
+    if (c->fbytes > 0 && f->view.fsize == 0)
+        return empi_err_file(f, MPI_ERR_ARG, "%s: the view's filetype holds no data, so no data can be accessed",
+                             c->fname);
     if (c->fbytes % f->view.esize != 0)
         return empi_err_file(f, MPI_ERR_TYPE, "%s: %lld bytes of data are not a whole number of etypes (%lld bytes)",
                              c->fname, (long long)c->fbytes, (long long)f->view.esize);

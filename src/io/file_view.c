@@ -30,10 +30,15 @@ void empi_view_free(empi_io_view_t *v)
 static int view_layout(empi_io_view_t *v, empi_datatype_t *etype, empi_datatype_t *filetype, int writable,
                        const char **why)
 {
-    if (etype->size <= 0 || filetype->size <= 0) {
-        *why = etype->size <= 0 ? "the etype holds no data" : "the filetype holds no data";
+    if (etype->size <= 0) {
+        *why = "the etype holds no data";
         return MPI_ERR_TYPE;
     }
+    v->fsize = filetype->size;
+    v->fextent = filetype->extent;
+    v->esize = etype->size;
+    if (v->fsize == 0) /* a process that owns no part of the file (an empty darray block) */
+        return MPI_SUCCESS;
     if (filetype->size % etype->size != 0) {
         *why = "the filetype is not made of whole etypes";
         return MPI_ERR_TYPE;
@@ -63,9 +68,6 @@ static int view_layout(empi_io_view_t *v, empi_datatype_t *etype, empi_datatype_
         total += v->rlen[i];
     }
     v->rprefix[v->nruns] = total;
-    v->fsize = filetype->size;
-    v->fextent = filetype->extent;
-    v->esize = etype->size;
     v->contiguous = v->nruns == 1 && v->rdisp[0] == 0 && (MPI_Aint)v->rlen[0] == v->fextent;
     return MPI_SUCCESS;
 }
@@ -124,6 +126,8 @@ MPI_Offset empi_view_file_offset(const empi_io_view_t *v, MPI_Offset pos)
 {
     if (v->contiguous)
         return v->disp + pos;
+    if (v->fsize == 0)
+        return v->disp;
     MPI_Offset inst = pos / v->fsize;
     MPI_Count w = pos % v->fsize;
     MPI_Count i = run_of(v, w);
@@ -158,7 +162,9 @@ MPI_Offset empi_view_stream_before(const empi_io_view_t *v, MPI_Offset off)
 void empi_view_iter_init(empi_view_iter_t *it, const empi_io_view_t *v, MPI_Offset pos, MPI_Offset len)
 {
     it->v = v;
-    it->left = len;
+    it->left = v->fsize ? len : 0;
+    if (!v->fsize)
+        return;
     it->inst = pos / v->fsize;
     MPI_Count w = pos % v->fsize;
     it->run = run_of(v, w);

@@ -38,8 +38,9 @@ static MPI_Offset full_io(int fd, int dir, char *p, MPI_Offset len, MPI_Offset o
     return done;
 }
 
-/* Sieving read: extents starting at the iterator's current one, all within SIEVE_BYTES of the
-   first, read with one pread. Returns stream bytes produced (short at end of file) or -errno. */
+/* Sieving read: extents starting at the iterator's current one, each past the one before (a view
+   open for reading only may revisit bytes: its tiles can overlap) and all within SIEVE_BYTES of
+   the first, read with one pread. Returns stream bytes produced (short at end of file) or -errno. */
 static MPI_Offset sieve_read(int fd, empi_view_iter_t *it, MPI_Offset off, MPI_Offset len, char *stream,
                              char *sieve, int *eof)
 {
@@ -49,7 +50,7 @@ static MPI_Offset sieve_read(int fd, empi_view_iter_t *it, MPI_Offset off, MPI_O
     empi_view_iter_t save = *it;
     MPI_Offset o, l;
     while (n < 64 && empi_view_iter_next(it, &o, &l)) {
-        if (o + l - off > SIEVE_BYTES || l >= SIEVE_SMALL) {
+        if (o < offs[n - 1] + lens[n - 1] || o + l - off > SIEVE_BYTES || l >= SIEVE_SMALL) {
             *it = save;
             break;
         }

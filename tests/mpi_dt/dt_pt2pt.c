@@ -238,6 +238,12 @@ static void pack_sizes_and_handlers(void)
               MPI_ERR_ARG);
     /* bounds that overflow though the size fits: a stride, a resize, a struct displacement */
     CHECK_ERR(MPI_Type_create_hvector(3, 1, (MPI_Aint)1 << 62, MPI_INT, &over), MPI_ERR_ARG);
+    /* an element stride whose bytes overflow (it wrapped: 2^62 ints made an extent of 4) */
+    CHECK_ERR(MPI_Type_vector_c(2, 1, (MPI_Count)1 << 62, MPI_INT, &over), MPI_ERR_ARG);
+    MPI_Datatype spaced;
+    CHECK_MPI(MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)1 << 40, &spaced));
+    CHECK_ERR(MPI_Type_vector(2, 1, 1 << 24, spaced, &over), MPI_ERR_ARG);
+    CHECK_MPI(MPI_Type_free(&spaced));
     CHECK_ERR(MPI_Type_create_resized(MPI_INT, INT64_MAX - 2, 8, &over), MPI_ERR_ARG);
     MPI_Aint far[] = {0, (MPI_Aint)1 << 62};
     CHECK_ERR(MPI_Type_create_struct(2, (int[]){1, 1}, far, (MPI_Datatype[]){MPI_INT, huge}, &over), MPI_ERR_ARG);
