@@ -16,6 +16,7 @@
 empi_comm_t empi_comm_world, empi_comm_self;
 
 static empi_pool_t comm_pool = EMPI_POOL_INITIALIZER(empi_comm_t, "comm");
+static empi_comm_t *live; /* pooled communicators, for empi_comm_with_member (under the lock) */
 static int attrs_finalized;
 
 empi_comm_t *empi_comm_get(MPI_Comm h)
@@ -96,6 +97,12 @@ void empi_comm_release(empi_comm_t *comm)
     if (__atomic_sub_fetch(&comm->obj.refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     empi_lock();
+    if (comm->live_prev)
+        comm->live_prev->live_next = comm->live_next;
+    else
+        live = comm->live_next;
+    if (comm->live_next)
+        comm->live_next->live_prev = comm->live_prev;
     release_contents(comm);
     empi_pool_free(&comm_pool, comm);
     empi_unlock();
@@ -131,8 +138,32 @@ int empi_comm_build(empi_comm_t *parent, empi_group_t *group, uint32_t context_i
     /* A new communicator starts with its parent's error handler, as the standard says. */
     setup(c, group, context_id, parent->errhandler);
     c->handle = (MPI_Comm)c;
+    empi_lock();
+    c->live_next = live;
+    if (live)
+        live->live_prev = c;
+    live = c;
+    empi_unlock();
     *out = c;
     return MPI_SUCCESS;
+}
+
+static int group_has(const empi_group_t *g, int proc)
+{
+    for (int i = 0; g && i < g->size; i++)
+        if (g->world_ranks[i] == proc)
+            return 1;
+    return 0;
+}
+
+const empi_comm_t *empi_comm_with_member(int proc)
+{
+    empi_lock();
+    const empi_comm_t *c = live;
+    while (c && !group_has(c->group, proc) && !group_has(c->remote_group, proc))
+        c = c->live_next;
+    empi_unlock();
+    return c;
 }
 
 void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag)

@@ -14,6 +14,7 @@
 #include "runtime/procs.h"
 
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,9 +50,29 @@ static int learn_other_group(const empi_coll_set_t *set, int fd, int root_rc, co
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/*
+ * A process of another job died (its connection closed without the goodbye of MPI_Finalize). While
+ * a communicator still connects us, the program would wait for it forever: end this job, naming
+ * it. Once disconnected (or freed and idle), the two jobs are independent (MPI 4.1, 11.10.4).
+ */
+static void foreign_lost(int proc, const char *why)
+{
+    const empi_comm_t *c = empi_comm_with_member(proc);
+    if (!c)
+        return;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "rank %d: process %d of job %.32s, connected to this job through communicator %s, ended without "
+             "MPI_Finalize (its tcp connection %s)",
+             empi_comm_world.rank, empi_procs_rank(proc), empi_procs_jobid(proc),
+             c->name[0] ? c->name : "(unnamed)", why);
+    empi_fatal(MPI_ERR_OTHER, msg);
+}
+
 /* Indices here of the described processes, registering the new ones. */
 static int register_group(const empi_proc_desc_t *d, int m, int *idx)
 {
+    empi_procs_set_lost_hook(foreign_lost);
     for (int i = 0; i < m; i++)
         if ((idx[i] = empi_procs_add(&d[i])) < 0)
             return MPI_ERR_NO_MEM;

@@ -100,6 +100,25 @@ int empi_procs_rank(int i)
     return i < b->size ? i : foreign[i - b->size].desc.rank;
 }
 
+const char *empi_procs_jobid(int i)
+{
+    const empi_boot_info_t *b = boot();
+    return i < b->size ? b->jobid : foreign[i - b->size].desc.jobid;
+}
+
+static empi_procs_lost_fn lost_hook;
+
+void empi_procs_set_lost_hook(empi_procs_lost_fn fn)
+{
+    lost_hook = fn;
+}
+
+void empi_procs_lost(int i, const char *why)
+{
+    if (lost_hook)
+        lost_hook(i, why);
+}
+
 int empi_procs_before(int a, int b)
 {
     uint64_t ja = empi_procs_job(a), jb = empi_procs_job(b);

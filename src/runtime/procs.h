@@ -57,6 +57,18 @@ void empi_procs_to_gids(const int *idx, int n, empi_proc_gid_t *out);
 /* 0, or -1 if some process was never met here. */
 int empi_procs_from_gids(const empi_proc_gid_t *gids, int n, int *idx);
 
+/* The job id of index i, as its launcher named it (this job's for world ranks). */
+const char *empi_procs_jobid(int i);
+
+/*
+ * A process of another job went away without finalizing (its transport saw the connection close
+ * with no goodbye): the communicator layer decides whether that ends this job (it does while a
+ * communicator still connects the two). The transport calls empi_procs_lost; the hook is set once.
+ */
+typedef void (*empi_procs_lost_fn)(int i, const char *why);
+void empi_procs_set_lost_hook(empi_procs_lost_fn fn);
+void empi_procs_lost(int i, const char *why);
+
 void empi_procs_finalize(void);
 
 #endif

@@ -1,4 +1,5 @@
-# A spawned job whose rank aborts ends the parent job too, promptly, with a message saying why,
+# A spawned job whose rank aborts ends the parent job too, promptly, with a message saying why (the
+# launcher of the spawned job failed, or: which process of it died),
 # and no process of either job (all carry the marker) nor the parent's /dev/shm files remain; the
 # same for a parent started without mpiexec (a singleton), which took minutes to notice before.
 # A spawned job that fails after disconnecting does not touch its parent job.
@@ -7,7 +8,7 @@ source "$(dirname "$0")/../shell/common.sh"
 run --timeout 60 -n 2 "$PROG" "$MARK"
 [ "$STATUS" -ne 0 ] || fail "the parent job exited 0"
 [ "$STATUS" -ne 124 ] || fail "the parent job hung until its timeout"
-expect_in err 'a job this process spawned failed'
+expect_in err 'a job this process spawned failed|of job [0-9a-f]+, connected to this job through .* ended without MPI_Finalize'
 expect_not_in out 'FAIL'
 expect_faster_than 15000
 expect_clean
@@ -19,7 +20,7 @@ STATUS=$?
 ELAPSED_MS=$(( $(now_ms) - t0 ))
 [ "$STATUS" -ne 0 ] || fail "the singleton parent exited 0"
 [ "$STATUS" -ne 124 ] || fail "the singleton parent hung until its timeout"
-expect_in err 'a job this process spawned failed'
+expect_in err 'a job this process spawned failed|of job [0-9a-f]+, connected to this job through .* ended without MPI_Finalize'
 expect_faster_than 15000
 sleep 0.1 # a singleton has no job id for expect_clean's file check: its processes only
 left=$(leftover_pids)

@@ -15,8 +15,10 @@ awk -v np=$NP -v n=$N -v len=$LEN -v tagged="$TAG" '
             tagrank = substr(line, 2, RLENGTH - 3) + 0
             line = substr(line, RLENGTH + 1)
         }
-        if (line ~ /^jobid /) next
+        # the last partial line of a rank is passed on at its end of file as it is, so the next line of
+        # another rank (jobid included: rank 0 may be forwarded later) can follow on the same line
         tails += gsub(/tail-without-newline-[0-9]+/, "", line)
+        if (line ~ /^jobid /) next
         if (line == "") next
         if (!match(line, /^<[0-9]+:[0-9]+:[a-z]+>$/)) { print "torn: " substr(line,1,80); bad++; next }
         split(substr(line, 2), f, ":")

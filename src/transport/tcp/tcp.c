@@ -47,6 +47,7 @@ void tcp_mark_up(int peer, int fd)
     p->fd = fd;
     p->state = TCP_UP;
     p->in_len = 0; /* a previous connection's partial frame (processes of other jobs reconnect) */
+    p->said_goodbye = 0;
     p->polled = tcp.npolled;
     tcp.polled[tcp.npolled++] = peer;
     if (empi_tunables.debug >= 1)
@@ -118,6 +119,7 @@ static int tcp_add_peers(int total)
 
 static int tcp_finalize(void)
 {
+    tcp_say_goodbye();
     tcp_close_all();
     memset(&tcp, 0, sizeof tcp);
     tcp.epfd = tcp.listen_fd = -1;

@@ -268,8 +268,11 @@ void tcp_peer_lost(int peer, const char *why)
     tcp_peer_t *p = &tcp.peers[peer];
     if (p->state == TCP_DEAD)
         return;
-    /* A process of another job closes its connections when it finalizes; that ends nothing here. */
+    /* A process of another job closes its connections when it finalizes, which ends nothing here;
+       one that did not say so died, which ends this job if they are still connected. */
     int foreign = tcp_is_foreign(peer);
+    if (foreign && !p->said_goodbye)
+        empi_procs_lost(peer, why);
     if (!foreign || empi_tunables.debug >= 1)
         fprintf(stderr, "EtherMPI: rank %d: tcp connection to %s %d %s\n", tcp.me, foreign ? "process" : "rank", peer,
                 why);
@@ -287,6 +290,20 @@ void tcp_peer_lost(int peer, const char *why)
     p->state = foreign ? TCP_NONE : TCP_DEAD;
     tcp_backlog_free(p); /* p->in stays: a packet in it may be being delivered right now */
     tcp.ndead += !foreign;
+}
+
+void tcp_say_goodbye(void)
+{
+    static const uint64_t bye = TCP_GOODBYE;
+    for (int r = tcp.world; tcp.peers && r < tcp.size; r++) {
+        tcp_peer_t *p = &tcp.peers[r];
+        if (p->state != TCP_UP)
+            continue;
+        /* the backlog is empty at finalize: 8 bytes go whole unless the peer stopped reading */
+        struct pollfd pfd = {.fd = p->fd, .events = POLLOUT};
+        if (poll(&pfd, 1, 1000) == 1)
+            (void)!send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
 }
 
 void tcp_close_all(void)

@@ -7,7 +7,9 @@
  *
  * Wire format of a connection: a handshake (tcp_hello_t one way, tcp_verdict_t back), then frames
  * of an 8-byte header (payload length) and the payload padded to 8 bytes, so every packet starts
- * 8-aligned in the receive buffer and the protocol headers can be read in place.
+ * 8-aligned in the receive buffer and the protocol headers can be read in place. A header of
+ * TCP_GOODBYE (no payload) is a process of another job saying it finalizes: its connection closing
+ * afterwards is no failure, while one closing without it is a process that died.
  */
 #ifndef EMPI_TCP_INTERNAL_H
 #define EMPI_TCP_INTERNAL_H
@@ -20,6 +22,7 @@
 #define TCP_MAGIC 0x54504d45u /* "EMPT" */
 #define TCP_FRAME_HDR 8
 #define TCP_PAD(n) (((n) + 7) & ~(size_t)7)
+#define TCP_GOODBYE UINT64_MAX
 
 typedef struct tcp_hello {
     uint32_t magic;
@@ -46,6 +49,7 @@ typedef struct tcp_peer {
     tcp_state_t state;
     int polled;               /* index in tcp.polled, or -1 */
     int backlogged;           /* listed in tcp.backlogged */
+    int said_goodbye;         /* a foreign peer announced its MPI_Finalize */
     size_t verdict_got;       /* bytes of the verdict read so far (CONNECTING) */
     tcp_verdict_t verdict;
     /* Bytes the socket did not take yet, in order: out[out_head, out_tail). */
@@ -97,6 +101,7 @@ void tcp_accept_ready(void);
 int tcp_stranger_ready(int fd);      /* 1 if fd was a stranger's and was handled */
 void tcp_verdict_ready(int peer);
 void tcp_peer_lost(int peer, const char *why);
+void tcp_say_goodbye(void);          /* to every process of another job still connected */
 void tcp_close_all(void);
 
 /* tcp_send.c */

@@ -48,6 +48,11 @@ static int deliver_frames(int peer, tcp_peer_t *p)
     while (p->in_len - off >= TCP_FRAME_HDR) {
         uint64_t len;
         memcpy(&len, p->in + off, sizeof len);
+        if (EMPI_UNLIKELY(len == TCP_GOODBYE)) {
+            p->said_goodbye = 1;
+            off += TCP_FRAME_HDR;
+            continue;
+        }
         if (EMPI_UNLIKELY(len > empi_transport_tcp.max_packet)) {
             tcp_peer_lost(peer, "sent a corrupt frame");
             return delivered;
