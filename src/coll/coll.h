@@ -120,6 +120,11 @@ typedef struct empi_sched {
     void *state;
     void (*restart)(struct empi_sched *s);  /* persistent: reset algorithm state at start */
     struct empi_sched *next, *prev;
+    /* empi_sched_poll_ordered: its op, which completes only after those of the same key with a
+       smaller *order_seq (shared-memory operations of one segment, in epoch order) */
+    const void *order_key;
+    const uint64_t *order_seq;
+    int order_op;
     int heap;                         /* allocated by empi_sched_new (else caller-owned storage) */
     int holds_comm;                   /* a reference on comm to drop at free */
     empi_datatype_t **held;           /* datatype references to drop at free */
@@ -157,6 +162,9 @@ int empi_sched_reduce(empi_sched_t *s, const void *in, void *inout, MPI_Count co
 int empi_sched_copy(empi_sched_t *s, const void *src, MPI_Count scount, empi_datatype_t *sdt, void *dst,
                     MPI_Count rcount, empi_datatype_t *rdt);
 int empi_sched_poll(empi_sched_t *s, empi_sched_poll_fn fn, void *arg);
+/* A poll op (one per schedule) that cannot complete before the poll ops of other schedules with the
+   same key and a smaller *seq: progress skips it while one of those waits. */
+int empi_sched_poll_ordered(empi_sched_t *s, empi_sched_poll_fn fn, void *arg, const void *key, const uint64_t *seq);
 int empi_sched_fence(empi_sched_t *s);
 
 /* Scratch memory owned by the schedule. _dt: room for count elements of dt, returned pointer is

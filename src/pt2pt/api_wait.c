@@ -176,13 +176,15 @@ static int all_complete(int count, MPI_Request reqs[])
     return done;
 }
 
+/* Requests that advance only when polled. Collectives are not among them: every progress pass
+   steps them all (coll/sched.c), and more cheaply than one by one. */
 static int any_self_polling(int count, MPI_Request reqs[])
 {
     for (int i = 0; i < count; i++) {
         if (empi_request_is_inactive(reqs[i]))
             continue;
         empi_request_t *req = empi_request_get(reqs[i]);
-        if (req->ops && req->ops->poll)
+        if (req->ops && req->ops->poll && req->kind != EMPI_REQ_COLL)
             return 1;
     }
     return 0;

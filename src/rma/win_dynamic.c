@@ -63,11 +63,15 @@ int empi_win_dyn_contains(empi_win_t *w, int t, uint64_t addr, uint64_t len)
     empi_win_peer_t *p = &w->peers[t];
     if (p->slot)
         return slot_contains(p->slot, addr, len);
-    if (p->dyn_known && regions_contain(p->dyn_known, p->ndyn_known, addr, len))
-        return 1;
-    if (empi_rma_am_regions(w, t) != MPI_SUCCESS)
-        return 1; /* cannot ask: the target's handler still checks */
-    return p->dyn_partial || regions_contain(p->dyn_known, p->ndyn_known, addr, len);
+    /* the table is replaced when an answer arrives, and asking is a round trip over the transport:
+       both under the lock (callers check ranges before taking it, for the direct paths' sake) */
+    empi_lock();
+    int found = p->dyn_known && regions_contain(p->dyn_known, p->ndyn_known, addr, len);
+    if (!found)
+        found = empi_rma_am_regions(w, t) != MPI_SUCCESS /* cannot ask: the target's handler still checks */
+                || p->dyn_partial || regions_contain(p->dyn_known, p->ndyn_known, addr, len);
+    empi_unlock();
+    return found;
 }
 
 int empi_win_dyn_table(empi_win_t *w, const struct empi_win_region **regions)

@@ -164,6 +164,7 @@ expect_pass 2 4 "$build/tests/mpi_rma/rma_ops"
 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
 expect_pass 2 4 "$build/tests/mpi_rma/rma_atomic"
 expect_pass 2 2 "$build/tests/mpi_rma/rma_dynamic"
+EMPI_ASYNC_PROGRESS=1 expect_pass 2 2 "$build/tests/mpi_rma/rma_dynamic" 200
 expect_pass 2 2 "$build/tests/mpi_rma/rma_edges"
 # Splits by type across hosts (the node is the shared-memory resource).
 expect_pass 2 4 "$build/tests/mpi_misc/hw_info"

@@ -235,7 +235,7 @@ int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *tmpl)
     s->restart = restart_op;
     if (!s->persistent)   /* persistent: epochs are taken at each start */
         take_epochs(o);
-    EMPI_TRY(empi_sched_poll(s, poll_op, o));
+    EMPI_TRY(empi_sched_poll_ordered(s, poll_op, o, o->m, &o->e));
     return empi_sched_fence(s);
 }
 
