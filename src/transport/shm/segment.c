@@ -12,6 +12,7 @@
 
 #include "core/global.h"
 #include "core/shm_file.h"
+#include "core/tunables.h"
 #include "transport/shm/ring.h"
 
 #define EMPI_SHM_MAGIC UINT64_C(0x454d50492d53484d) /* "EMPI-SHM" */
@@ -182,12 +183,15 @@ static int open_segment(empi_shm_segment_t *seg)
     return 0;
 }
 
-/* Write every page of our incoming rings now: they land in our memory and never fault later. */
+/* With EMPI_SHM_PREFAULT, write every page of our incoming rings now: they land in our memory and
+   never fault later. Otherwise only each ring's first page, which the receiver polls from the start;
+   the rest comes page by page as traffic reaches it, and only for the pairs that talk. */
 static void touch_incoming(empi_shm_segment_t *seg, int me)
 {
     char *first = empi_shm_segment_ring(seg, me, me == 0 ? 1 : 0);
-    size_t bytes = (size_t)(seg->local_size - 1) * empi_ring_shared_bytes(seg->ring_bytes);
-    for (size_t off = 0; off < bytes; off += EMPI_SHM_PAGE)
+    size_t ring = empi_ring_shared_bytes(seg->ring_bytes), bytes = (size_t)(seg->local_size - 1) * ring;
+    size_t step = empi_tunables.shm_prefault ? EMPI_SHM_PAGE : ring;
+    for (size_t off = 0; off < bytes; off += step)
         *(volatile char *)(first + off) = 0;
 }
 

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/global.h"
@@ -57,6 +58,7 @@ typedef struct shm_outbox {
     _Alignas(EMPI_CACHELINE) empi_ring_tx_t tx;
     empi_ring_tx_t bulk_tx;
     shm_cells_t cells;
+    uint8_t mapped[2];   /* [bulk]: that ring's pages were populated at the first send through it */
 } shm_outbox_t;
 
 static struct {
@@ -299,6 +301,24 @@ static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, 
 }
 
 /*
+ * The first packet through a ring populates all its pages at once. They are allocated only when a
+ * pair first talks (a rank's incoming rings no longer take the whole ring budget at start-up, 8 MiB
+ * per rank from 64 local ranks), and this spares the first pass through the ring a page fault every
+ * few packets (8-byte latency measured first in a run: 0.18 against 0.15 us). On kernels without
+ * MADV_POPULATE_WRITE the pages come one fault at a time.
+ */
+static __attribute__((noinline, cold)) void map_ring(shm_outbox_t *box, int bulk)
+{
+    const empi_ring_tx_t *tx = bulk ? &box->bulk_tx : &box->tx;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)tx->cells & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)tx->cells + ((tx->mask + 1) << EMPI_RING_CELL_SHIFT) + page - 1) & ~(page - 1);
+#ifdef MADV_POPULATE_WRITE
+    (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+    box->mapped[bulk] = 1;
+}
+
+/*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst) writes in place (none when
  * fill is NULL); with `stream`, the last iovec is written with non-temporal stores. `bulk`,
  * `stream` and whether there is a fill are constants at each call site, so the hot path compiles
@@ -319,6 +339,8 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (!bulk && len >= shm.cell_min && len <= shm.cell_stride && box->cells.n &&
         send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
         return EMPI_OK;
+    if (EMPI_UNLIKELY(!box->mapped[bulk]))
+        map_ring(box, bulk);
     empi_ring_tx_t *tx = bulk ? &box->bulk_tx : &box->tx;
     empi_ring_slot_t slot;
     unsigned char *dst = empi_ring_reserve(tx, len, &slot);
