@@ -159,11 +159,17 @@ static int group_has(const empi_group_t *g, int proc)
 const empi_comm_t *empi_comm_with_member(int proc)
 {
     empi_lock();
-    const empi_comm_t *c = live;
-    while (c && !group_has(c->group, proc) && !group_has(c->remote_group, proc))
-        c = c->live_next;
+    empi_comm_t *found = NULL;
+    for (empi_comm_t *c = live; c && !found; c = c->live_next) {
+        if (!group_has(c->group, proc) && !group_has(c->remote_group, proc))
+            continue;
+        if (c->disconnecting)
+            c->member_lost = 1;
+        else
+            found = c;
+    }
     empi_unlock();
-    return c;
+    return found;
 }
 
 void empi_comm_set_all_of(empi_comm_t *comm, empi_coll_set_t *set, int tag)

@@ -47,6 +47,8 @@ typedef struct empi_comm {
     struct empi_bsend_buffer *bsend_buffer;   /* MPI_Comm_attach_buffer, or NULL */
     struct empi_session *session;   /* the session its group came from (MPI_Comm_create_from_group) */
     struct empi_comm *live_prev, *live_next; /* every pooled communicator not yet destroyed */
+    int disconnecting;              /* in MPI_Comm_disconnect: its members may end without this job */
+    int member_lost;                /* and one of them ended (comm/comm_dynamic.c) */
 } empi_comm_t;
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
@@ -72,8 +74,9 @@ extern empi_comm_t empi_comm_world, empi_comm_self;
 empi_comm_t *empi_comm_get(MPI_Comm h);
 
 /* Validate a communicator argument for a call; raises MPI_ERR_COMM (on COMM_SELF's handler). */
-/* A communicator not yet destroyed (freed ones with pending operations included) of which process
-   index `proc` (runtime/procs.h) is a member, local or remote; NULL if none. */
+/* A communicator not yet destroyed (freed ones with pending operations included) and not being
+   disconnected of which process index `proc` (runtime/procs.h) is a member, local or remote; NULL
+   if none. Those being disconnected that have it as a member are marked member_lost. */
 const empi_comm_t *empi_comm_with_member(int proc);
 
 int empi_comm_check(MPI_Comm h, const char *fname, empi_comm_t **out);
