@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "core/fnv.h"
-
 #include "core/tunables.h"
 
 static uint32_t ipv4_of(const struct sockaddr *sa)
