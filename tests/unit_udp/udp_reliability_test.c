@@ -439,6 +439,32 @@ static void test_silence(void)
     CHECK(rcv[1].delivered == 1 && !conn[0].silence_told);
 }
 
+/* Ranks that computed outside MPI for a while were not silent to each other: after 40 s without a
+   progress pass (a packet still in flight, its ack lost), the resends since then count, not the
+   40 s (the warning came at the first resend after a long computation). */
+static void test_silence_after_away(void)
+{
+    setup(0, 1400, 64 * 1024);
+    rcv[1].next_index = 1;
+    sim.drop_pct = 100;
+    CHECK(try_send(0, 1) == EMPI_OK);
+    tick(1000000);
+    for (int d = 0; d < 2; d++) /* both away from MPI for 40 s */
+        eng[d].now += 40000000000ull;
+    for (int i = 0; i < 250; i++) /* 5 s of resending */
+        tick(20000000);
+    CHECK(!conn[0].silence_told);
+    for (int i = 0; i < 1300; i++) /* 31 s in all */
+        tick(20000000);
+    CHECK(conn[0].silence_told);
+    sim.drop_pct = 0;
+    while (udp_tx_pending(&conn[0])) {
+        pump_links();
+        tick(1000000);
+    }
+    CHECK(rcv[1].delivered == 1);
+}
+
 /* The send side pushes back when its ring or byte budget is full, and accepts again after acks. */
 static void test_backpressure(void)
 {
@@ -506,6 +532,7 @@ int main(void)
     test_duplicates_and_reordering();
     test_backoff();
     test_silence();
+    test_silence_after_away();
     test_backpressure();
     test_delayed_ack();
     test_partial_xmit();

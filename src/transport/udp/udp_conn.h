@@ -92,6 +92,7 @@ typedef struct udp_conn {
     struct udp_conn *next_active;
     void *addr;                /* the transport's address of the peer (opaque here) */
     uint64_t heard_at;         /* ns: the peer's latest datagram (or our first timeout) */
+    uint64_t busy_since;       /* ns: when we last began sending with nothing in flight */
     int silence_told;          /* the user was told this peer went silent */
 } udp_conn_t;
 
@@ -115,6 +116,9 @@ typedef struct udp_engine {
     size_t max_packet;
     uint32_t first_seq;  /* initial sequence number of every stream (tests start near the wrap) */
     udp_conn_t *active;  /* conns with something in flight, queued or to acknowledge */
+    /* ns: the latest timer pass, and the latest one after this process spent a while outside MPI
+       (nothing was resent meanwhile, so a silence counts from there) */
+    uint64_t timers_at, resumed_at;
     /* Counters for diagnostics and tests. */
     uint64_t n_sent, n_retx, n_timeouts, n_dup, n_early, n_acks_sent, n_probes;
 } udp_engine_t;

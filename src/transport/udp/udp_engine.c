@@ -35,8 +35,13 @@ void udp_conn_activate(udp_engine_t *e, udp_conn_t *c)
     e->active = c;
 }
 
+#define UDP_AWAY_NS 1000000000ull
+
 void udp_engine_poll_timers(udp_engine_t *e)
 {
+    if (e->now - e->timers_at > UDP_AWAY_NS)
+        e->resumed_at = e->now;
+    e->timers_at = e->now;
     udp_conn_t **link = &e->active;
     while (*link) {
         udp_conn_t *c = *link;

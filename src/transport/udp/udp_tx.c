@@ -100,6 +100,8 @@ void udp_tx_pump(udp_engine_t *e, udp_conn_t *c)
     udp_tx_t *tx = &c->tx;
     udp_dgram_t batch[UDP_BATCH];
     uint32_t limit = tx->una + window(tx);
+    if (tx->una == tx->snd)
+        c->busy_since = e->now; /* a silence before this is the pair's own business (tell_silence) */
     while (fits(e, tx, tx->snd, limit, tx->inflight)) {
         int n = 0;
         size_t bytes = tx->inflight;
@@ -292,14 +294,19 @@ static void tell_silence(udp_engine_t *e, udp_conn_t *c)
 {
     if (!c->heard_at)
         c->heard_at = e->now;
-    if (c->silence_told || e->now - c->heard_at < UDP_SILENCE_TELL_NS)
+    /* silent since the latest of its last word, our first unanswered datagram and this process's
+       return to MPI: two ranks that computed for minutes were not silent to each other */
+    uint64_t since = c->heard_at > c->busy_since ? c->heard_at : c->busy_since;
+    if (e->resumed_at > since)
+        since = e->resumed_at;
+    if (c->silence_told || e->now - since < UDP_SILENCE_TELL_NS)
         return;
     c->silence_told = 1;
     fprintf(stderr,
             "EtherMPI: rank %d: nothing has come from rank %d over udp for %llu s while this rank resends to it: "
             "it computes without calling MPI, or its datagrams are dropped (a firewall? EMPI_TRANSPORT=tcp); "
             "still trying\n",
-            e->me, c->peer, (unsigned long long)((e->now - c->heard_at) / 1000000000ull));
+            e->me, c->peer, (unsigned long long)((e->now - since) / 1000000000ull));
 }
 
 void udp_tx_on_timer(udp_engine_t *e, udp_conn_t *c)
