@@ -3,8 +3,8 @@
  */
 #include "comm/comm.h"
 #include "comm/dyn.h"
-#include "core/error.h"
 #include "core/clock.h"
+#include "core/error.h"
 #include "core/global.h"
 #include "core/progress.h"
 #include "pt2pt/request.h"
