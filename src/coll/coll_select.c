@@ -71,9 +71,14 @@ static const empi_coll_alg_t registry[] = {
 
     {EMPI_COLL_GATHER, "linear", 0, empi_gather_linear, "root receives from every rank"},
     {EMPI_COLL_GATHER, "binomial", 0, empi_gather_binomial, "binomial tree, subtrees forward packed blocks"},
+    {EMPI_COLL_GATHER, "shm", EMPI_ALG_SINGLE_NODE, empi_gather_shm,
+     "every rank copies its block into a node-wide shared buffer, the root copies them out", empi_gather_shm_fast},
     {EMPI_COLL_GATHERV, "linear", 0, empi_gatherv_linear, "root receives from every rank"},
     {EMPI_COLL_SCATTER, "linear", 0, empi_scatter_linear, "root sends to every rank"},
     {EMPI_COLL_SCATTER, "binomial", 0, empi_scatter_binomial, "binomial tree, subtrees get packed blocks"},
+    {EMPI_COLL_SCATTER, "shm", EMPI_ALG_SINGLE_NODE, empi_scatter_shm,
+     "the root copies the blocks into a node-wide shared buffer, every rank copies its own out",
+     empi_scatter_shm_fast},
     {EMPI_COLL_SCATTERV, "linear", 0, empi_scatterv_linear, "root sends to every rank"},
 
     {EMPI_COLL_ALLGATHER, "ring", 0, empi_allgather_ring, "p-1 steps passing blocks around a ring"},

@@ -29,7 +29,8 @@
  * This file: segment set-up and the piece driver. The algorithms' steps (explicit state machines
  * in empi_shm_op_t, polled as one schedule POLL step, so the nonblocking forms use them too) live
  * with their collectives: barrier/barrier_shm.c, bcast/bcast_shm.c, reduce/reduce_shm.c,
- * allreduce/allreduce_shm.c, allgather/allgather_shm.c, alltoall/alltoall_shm.c.
+ * allreduce/allreduce_shm.c, gather/gather_shm.c, scatter/scatter_shm.c, allgather/allgather_shm.c,
+ * alltoall/alltoall_shm.c.
  */
 #include <fcntl.h>
 #include <sched.h>
