@@ -158,6 +158,9 @@ static int check_v_side(const char *fn, empi_comm_t *c, const void *buf, const i
 
 /* ---------------------------------------------------------------- running */
 
+/* Ranks up to which a blocking v call's widened count and displacement arrays live on the stack. */
+#define EMPI_COLL_V_STACK 64
+
 /* Widen an int or MPI_Count/MPI_Aint array into schedule-owned storage. */
 static MPI_Count *widen_counts(empi_sched_t *s, const int *ci, const MPI_Count *cc, int n)
 {
@@ -175,6 +178,25 @@ static MPI_Aint *widen_displs(empi_sched_t *s, const int *di, const MPI_Aint *dc
         for (int i = 0; i < n; i++)
             out[i] = di ? di[i] : dc[i];
     return out;
+}
+
+/* The same into caller-owned arrays of n entries. */
+static void widen_into(MPI_Count *counts, MPI_Aint *displs, const int *ci, const MPI_Count *cc, const int *di,
+                       const MPI_Aint *dc, int n)
+{
+    for (int i = 0; i < n; i++) {
+        counts[i] = ci ? ci[i] : cc[i];
+        displs[i] = di ? di[i] : dc[i];
+    }
+}
+
+/* In place, the count of this rank's own block comes from the counts array. */
+static void v_in_place_count(empi_coll_args_t *a, const empi_comm_t *c)
+{
+    if (a->coll == EMPI_COLL_SCATTERV && a->in_place)
+        a->rcount = a->scounts[a->root];
+    if (a->coll == EMPI_COLL_ALLGATHERV && a->in_place)
+        a->scount = a->rcounts[c->rank];
 }
 
 /* What a schedule that could not be made (class rc) lacked, for the error message. */
@@ -531,6 +553,23 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
         A.scount = A.in_place ? 0 : scount;
         A.rbuf = rbuf;
     }
+    if (mode == EMPI_COLL_BLOCKING && p <= EMPI_COLL_V_STACK) {
+        /* the arrays on the stack: the call may take its algorithm's fast path, no schedule */
+        MPI_Count counts[EMPI_COLL_V_STACK];
+        MPI_Aint displs[EMPI_COLL_V_STACK];
+        if (need_r || need_s)
+            widen_into(counts, displs, need_r ? rci : sci, need_r ? rcc : scc, need_r ? rdi : sdi,
+                       need_r ? rdc : sdc, p);
+        if (need_r) {
+            A.rcounts = counts;
+            A.rdispls = displs;
+        } else if (need_s) {
+            A.scounts = counts;
+            A.sdispls = displs;
+        }
+        v_in_place_count(&A, c);
+        return finish(fn, &A, mode, request);
+    }
     empi_sched_t stack, *s;
     empi_lock();
     int made = sched_prepare(&stack, &s, c, mode);
@@ -542,11 +581,9 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
             err = MPI_ERR_NO_MEM;
         if (need_s && (!(A.scounts = widen_counts(s, sci, scc, p)) || !(A.sdispls = widen_displs(s, sdi, sdc, p))))
             err = MPI_ERR_NO_MEM;
-        if (err == MPI_SUCCESS && coll == EMPI_COLL_SCATTERV && A.in_place)
-            A.rcount = A.scounts[root];
-        if (err == MPI_SUCCESS && coll == EMPI_COLL_ALLGATHERV && A.in_place)
-            A.scount = A.rcounts[c->rank];
-        if (err != MPI_SUCCESS)
+        if (err == MPI_SUCCESS)
+            v_in_place_count(&A, c);
+        else
             empi_sched_free(s);
     }
     if (err == MPI_SUCCESS)
