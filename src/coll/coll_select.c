@@ -192,6 +192,16 @@ long long empi_coll_msg_bytes(const empi_coll_args_t *a)
         return c->rank == a->root ? (long long)(a->scount * a->sdt->size) : (long long)(a->rcount * a->rdt->size);
     case EMPI_COLL_ALLGATHER:
         return a->in_place ? (long long)(a->rcount * a->rdt->size) : (long long)(a->scount * a->sdt->size);
+    case EMPI_COLL_ALLTOALLV:
+        /* Between two ranks each knows both blocks that cross (the one it sends, the one it
+           receives), so their larger one is the same number on both; with more, nobody knows. */
+        if (c->size == 2 && !empi_comm_is_inter(c)) {
+            int peer = 1 - c->rank;
+            long long in = (long long)(a->rcounts[peer] * a->rdt->size);
+            long long out = a->scounts ? (long long)(a->scounts[peer] * a->sdt->size) : in;   /* in place: the same */
+            return out > in ? out : in;
+        }
+        return 0;
     case EMPI_COLL_REDUCE_SCATTER: case EMPI_COLL_ALLGATHERV: {
         /* every rank receives the same data: the same total everywhere */
         long long t = 0;
