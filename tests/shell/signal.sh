@@ -15,19 +15,23 @@ for sig in INT TERM; do
     expect_in err 'received signal'
     expect_clean
 done
-# Even SIGKILL to mpiexec (no chance to clean up) takes the ranks down with it.
+# Even SIGKILL to mpiexec (no chance to clean up) takes the ranks down with it, and its janitor
+# removes the job's /dev/shm files (these ranks keep theirs on purpose, as a rank killed between
+# creating a segment and unlinking it would).
 start_job -n 3 "$PROG" sleep "$MARK"
 wait_for_ready 3
+jobid=$(sed -n 's/^jobid //p' "$WORK/out")
+[ -n "$jobid" ] || fail "rank 0 did not print its jobid"
+ls /dev/shm/empi-"$jobid"* >/dev/null 2>&1 || fail "the ranks made no /dev/shm file to leave behind"
 kill -KILL "$BG_PID"
 wait "$BG_PID" 2>/dev/null
 BG_PID=
-sleep 0.2
-left=$(leftover_pids)
-[ -z "$left" ] || fail "ranks survived SIGKILL of mpiexec: $left"
-# The bootstrap socket has no file to leave behind. (The library unlinks its segments once every
-# rank has mapped them; this test's ranks keep theirs on purpose, and nobody was left to clean.)
-jobid=$(sed -n 's/^jobid //p' "$WORK/out")
-[ -n "$jobid" ] || fail "rank 0 did not print its jobid"
+for _ in $(seq 40); do
+    left=$(leftover_pids)
+    [ -z "$left" ] && ! ls /dev/shm/empi-"$jobid"* >/dev/null 2>&1 && break
+    sleep 0.05
+done
+[ -z "$left" ] || fail "processes survived SIGKILL of mpiexec: $left"
+! ls /dev/shm/empi-"$jobid"* >/dev/null 2>&1 || fail "/dev/shm/empi-$jobid* left behind after SIGKILL of mpiexec"
 no_socket "$jobid"
-rm -f /dev/shm/empi-"$jobid"*
 echo "PASS signal"

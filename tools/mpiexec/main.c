@@ -484,6 +484,8 @@ int main(int argc, char **argv)
 {
     mpiexec_options_t opts;
     ensure_std_fds();
+    if (argc > 2 && !strcmp(argv[1], "--janitor"))
+        return janitor_main(argv[2]);
     if (argc > 1 && !strcmp(argv[1], "--proxy"))
         return proxy_main(argc, argv);
     int prc = options_parse(argc, argv, &opts);
@@ -531,6 +533,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ctx.jobid = jobid;
+    janitor_start(jobid);
     ctx.addr = addr;
     ctx.cookie = cookie;
     job.nprocs = opts.nprocs;

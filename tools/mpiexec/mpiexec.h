@@ -204,6 +204,12 @@ int proxy_main(int argc, char **argv);
 /* ---- cleanup.c ---- */
 void cleanup_job_files(const char *jobid);
 
+/* ---- janitor.c ---- */
+/* Start the process that removes the job's files if this one dies unseen (SIGKILL); from then on
+   the files are also removed at exit. 0, or -1 (then only this process cleans up). */
+int janitor_start(const char *jobid);
+int janitor_main(const char *jobid);   /* mpiexec --janitor JOBID */
+
 /* ---- main.c state shared with job.c ---- */
 typedef struct job_state {
     int nprocs;

@@ -74,6 +74,7 @@ static int parse_setup(rbuf_t *r, spawn_context_t *ctx, char **cwd)
     snprintf(jobid, sizeof jobid, "%s", s);
     free(s);
     ctx->jobid = jobid;
+    janitor_start(jobid);
     ctx->addr = rbuf_str(r);
     *cwd = rbuf_str(r);
     ctx->nprocs = (int)rbuf_u32(r);
