@@ -1,52 +1,60 @@
 /*
- * Gatherv, shared memory, one epoch per call: a rank whose block is at most 2 KiB packs it into its
- * own flag line or medium buffer, raises its flag and leaves; the root unpacks each such block once
- * its flag is up. Larger blocks go as point-to-point messages, posted alongside (the root knows
- * which from the counts, each sender from its own). Any datatype: blocks are packed straight into
- * and out of the segment.
- * Cost: small blocks 2 copies + 1 flag transfer each; large ones as gatherv linear.
+ * Gatherv, shared memory, one epoch per call (coll/shm/shm_v.h): every rank but the root packs its
+ * block into its own flag line, medium buffer or slot (up to 16 KiB), or sends it as a message
+ * when larger, raises its flag with the block's descriptor and leaves; once every flag is up the
+ * root unpacks each block or receives its message. Any datatype, any counts (the root's receive
+ * counts may be upper bounds).
+ * Cost: per block up to 16 KiB 2 copies + 1 flag transfer; larger blocks as gatherv linear.
  */
-#include "coll/shm/coll_shm.h"
+#include <stdlib.h>
+
+#include "coll/shm/shm_v.h"
 #include "pt2pt/pt2pt.h"
 
-static MPI_Count block_bytes(const empi_coll_args_t *a, int i)
+/* What this non-root rank's block does (the same computation in its step). */
+static empi_shm_vdesc_t my_block(const struct empi_coll_shm *m, const empi_coll_args_t *a)
 {
-    return a->rcounts[i] * a->rdt->size;
+    size_t used = 0;
+    return empi_shm_v_choose(m, a->scount * a->sdt->size, &used);
 }
 
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
-    const empi_coll_args_t *a = o->plan;
+    empi_shm_vplan_t *pl = o->plan;
+    const empi_coll_args_t *a = pl->a;
     uint64_t e = o->e;
     if (m->me != a->root) {
-        MPI_Count nb = a->scount * a->sdt->size;
-        if (empi_shm_v_small(nb)) {
-            if (!empi_shm_all_done(m, e, (size_t)nb))
-                return 0;
-            empi_coll_copy(a->sbuf, a->scount, a->sdt, empi_shm_data(m, e, m->me, (size_t)nb), nb, empi_byte_type);
-            empi_shm_post(m, e, 2 * e + 1);
-        }
+        empi_shm_vdesc_t d = my_block(m, a);
+        if (!empi_shm_all_done(m, e, d.way == EMPI_SHM_V_SLOT ? m->slot : EMPI_SHM_MEDIUM))
+            return 0;
+        empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);
+        empi_shm_post(m, e, 2 * e + 1);
         empi_shm_set_done(m, e, 0);
         return 1;
     }
-    for (int i = 0; i < m->p; i++)
-        if (i != m->me && empi_shm_v_small(block_bytes(a, i)) && !empi_shm_posted(m, i, e, 2 * e + 1))
-            return 0;
-    for (int i = 0; i < m->p; i++) {
-        MPI_Count nb = block_bytes(a, i);
-        if (i != m->me && empi_shm_v_small(nb))
-            empi_coll_copy(empi_shm_data(m, e, i, (size_t)nb), nb, empi_byte_type,
-                           empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt);
+    if (o->phase == 0) {
+        for (int i = 0; i < m->p; i++)
+            if (i != m->me && !empi_shm_posted(m, i, e, 2 * e + 1))
+                return 0;
+        pl->err = MPI_SUCCESS;
+        pl->nreqs = 0;
+        for (int i = 0; i < m->p; i++)
+            if (i != m->me)
+                empi_shm_v_take(m, e, i, i, pl, empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt);
+        /* every other rank posted this epoch, so each has finished the one before */
+        empi_shm_set_done(m, e, 1);
+        o->phase = 1;
     }
-    empi_shm_set_done(m, e, 0);
-    return 1;
+    if (!empi_shm_v_received(pl))
+        return 0;
+    return pl->err == MPI_SUCCESS ? 1 : -pl->err;
 }
 
-/* One epoch (count 0 is one piece); `a` must outlive the operation. */
-static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a)
+/* One epoch (count 0 is one piece). */
+static empi_shm_op_t op_for(struct empi_coll_shm *m, empi_shm_vplan_t *pl)
 {
-    return (empi_shm_op_t){.step = step, .m = m, .root = a->root, .piece = 1, .plan = (void *)a};
+    return (empi_shm_op_t){.step = step, .m = m, .root = pl->a->root, .piece = 1, .plan = pl};
 }
 
 static char *own_slot(const empi_coll_args_t *a)
@@ -57,29 +65,24 @@ static char *own_slot(const empi_coll_args_t *a)
 EMPI_ALG(empi_gatherv_shm)
 {
     struct empi_coll_shm *m = empi_coll_shm_get(s->comm);
-    empi_coll_args_t *kept = m ? empi_sched_tmp(s, sizeof *kept) : NULL;
-    if (!kept)
-        return m ? MPI_ERR_NO_MEM : empi_gatherv_linear(s, a);
+    if (!m)
+        return empi_gatherv_linear(s, a);
+    int p = s->comm->size, root = a->root;
+    empi_coll_args_t *kept = empi_sched_tmp(s, sizeof *kept);
+    empi_shm_vplan_t *pl = empi_sched_tmp(s, sizeof *pl);
+    empi_request_t **reqs = empi_sched_tmp(s, (size_t)p * sizeof *reqs);
+    if (!kept || !pl || !reqs)
+        return MPI_ERR_NO_MEM;
     *kept = *a;   /* the counts and displacements are the schedule's already */
-    int root = a->root;
+    *pl = (empi_shm_vplan_t){.a = kept, .tag = &s->tag, .reqs = reqs};
     if (s->comm->rank != root) {
-        if (empi_shm_v_big(a->scount * a->sdt->size))
+        if (my_block(m, a).way == EMPI_SHM_V_MESSAGE)
             EMPI_TRY(empi_sched_send(s, a->sbuf, a->scount, a->sdt, root));
-    } else {
-        for (int i = 0; i < s->comm->size; i++)
-            if (i != root && empi_shm_v_big(block_bytes(a, i)))
-                EMPI_TRY(empi_sched_recv(s, empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt, i));
-        if (!a->in_place)
-            EMPI_TRY(empi_sched_copy(s, a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[root], a->rdt));
+    } else if (!a->in_place) {
+        EMPI_TRY(empi_sched_copy(s, a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[root], a->rdt));
     }
-    empi_shm_op_t o = op_for(m, kept);
+    empi_shm_op_t o = op_for(m, pl);
     return empi_shm_build(s, &o);
-}
-
-static int start_recv(const empi_coll_args_t *a, int i, empi_request_t **req)
-{
-    return empi_irecv(empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt, i, a->tag, a->comm,
-                      EMPI_COLL_CONTEXT(a->comm), req);
 }
 
 int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc)
@@ -88,15 +91,21 @@ int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (!m)
         return 0;
     empi_comm_t *c = a->comm;
-    empi_shm_op_t o = op_for(m, a);
-    if (c->rank != a->root) {
-        *rc = empi_shm_run_direct(&o);
-        if (*rc == MPI_SUCCESS && empi_shm_v_big(a->scount * a->sdt->size))
-            *rc = empi_send(a->sbuf, a->scount, a->sdt, a->root, a->tag, c, EMPI_COLL_CONTEXT(c));
-        return 1;
-    }
-    if (!a->in_place)
+    int root = c->rank == a->root;
+    empi_request_t *few[16], **reqs = few;
+    if (root && c->size > 16 && !(reqs = malloc((size_t)c->size * sizeof *reqs)))
+        return 0;   /* the schedule's way, which holds them in its own memory */
+    empi_shm_vplan_t pl = {.a = a, .tag = &a->tag, .reqs = reqs};
+    empi_shm_op_t o = op_for(m, &pl);
+    if (root && !a->in_place)
         empi_coll_copy(a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[a->root], a->rdt);
-    *rc = empi_shm_v_root(a, &o, block_bytes, start_recv);
+    *rc = empi_shm_run_direct(&o);
+    if (!root && my_block(m, a).way == EMPI_SHM_V_MESSAGE) {
+        int sent = empi_send(a->sbuf, a->scount, a->sdt, a->root, a->tag, c, EMPI_COLL_CONTEXT(c));
+        if (*rc == MPI_SUCCESS)
+            *rc = sent;
+    }
+    if (reqs != few)
+        free(reqs);
     return 1;
 }

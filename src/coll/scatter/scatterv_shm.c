@@ -1,83 +1,119 @@
 /*
- * Scatterv, shared memory, one epoch per call: the root packs every block of at most 2 KiB into
- * its reader's flag line or medium buffer and raises its own flag once; each such reader unpacks
- * its block and leaves. Larger blocks go as point-to-point messages, posted alongside (the root
- * knows which from the counts, each reader from its own). Any datatype: blocks are packed straight
- * into and out of the segment.
- * Cost: small blocks 2 copies each + 1 flag transfer; large ones as scatterv linear.
+ * Scatterv, shared memory, one epoch per call (coll/shm/shm_v.h): the root packs each block into
+ * its reader's flag line or medium buffer (up to 2 KiB) or into its own slot (up to 16 KiB, one
+ * after another while they fit), writes each reader's descriptor and raises its flag once; the
+ * other blocks go as messages. Each reader follows its descriptor (unpacks, or receives the
+ * message) and leaves. Any datatype, any counts (a reader's count may be an upper bound).
+ * Cost: per block in the segment 2 copies + 1 flag transfer; the rest as scatterv linear.
  */
-#include "coll/shm/coll_shm.h"
+#include <stdlib.h>
+
+#include "coll/shm/shm_v.h"
 #include "pt2pt/pt2pt.h"
 
-static MPI_Count block_bytes(const empi_coll_args_t *a, int i)
+static const char *block(const empi_coll_args_t *a, int i)
 {
-    return a->scounts[i] * a->sdt->size;
+    return empi_coll_off(a->sbuf, a->sdispls[i], a->sdt);
+}
+
+/* The root's blocks in rank order: where each goes is fixed by their sizes, in every pass. */
+typedef struct {
+    size_t used;
+    int i;
+} walk_t;
+
+static int next_block(const struct empi_coll_shm *m, const empi_coll_args_t *a, walk_t *w, empi_shm_vdesc_t *d)
+{
+    for (w->i++; w->i < m->p && w->i == a->root; w->i++)
+        ;
+    if (w->i >= m->p)
+        return 0;
+    *d = empi_shm_v_choose(m, a->scounts[w->i] * a->sdt->size, &w->used);
+    return 1;
 }
 
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
-    const empi_coll_args_t *a = o->plan;
+    empi_shm_vplan_t *pl = o->plan;
+    const empi_coll_args_t *a = pl->a;
     uint64_t e = o->e;
+    empi_shm_vdesc_t d;
     if (m->me == a->root) {
-        if (!empi_shm_all_done(m, e, EMPI_SHM_MEDIUM))
+        walk_t w = {0, -1};
+        while (next_block(m, a, &w, &d))
+            ;
+        if (!empi_shm_all_done(m, e, w.used ? m->slot : EMPI_SHM_MEDIUM))
             return 0;
-        for (int i = 0; i < m->p; i++) {
-            MPI_Count nb = block_bytes(a, i);
-            if (i != m->me && empi_shm_v_small(nb))
-                empi_coll_copy(empi_coll_off(a->sbuf, a->sdispls[i], a->sdt), a->scounts[i], a->sdt,
-                               empi_shm_data(m, e, i, (size_t)nb), nb, empi_byte_type);
-        }
+        w = (walk_t){0, -1};
+        while (next_block(m, a, &w, &d))
+            empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
         empi_shm_post(m, e, 2 * e + 1);
-    } else {
-        MPI_Count nb = a->rcount * a->rdt->size;
-        if (empi_shm_v_small(nb)) {
-            if (!empi_shm_posted(m, a->root, e, 2 * e + 1))
-                return 0;
-            empi_coll_copy(empi_shm_data(m, e, m->me, (size_t)nb), nb, empi_byte_type, a->rbuf, a->rcount, a->rdt);
-        }
+        empi_shm_set_done(m, e, 0);
+        return 1;
     }
-    empi_shm_set_done(m, e, 0);
-    return 1;
+    if (o->phase == 0) {
+        if (!empi_shm_posted(m, a->root, e, 2 * e + 1))
+            return 0;
+        pl->err = MPI_SUCCESS;
+        pl->nreqs = 0;
+        empi_shm_v_take(m, e, m->me, a->root, pl, a->rbuf, a->rcount, a->rdt);
+        empi_shm_set_done(m, e, 0);
+        o->phase = 1;
+    }
+    if (!empi_shm_v_received(pl))
+        return 0;
+    return pl->err == MPI_SUCCESS ? 1 : -pl->err;
 }
 
-/* One epoch (count 0 is one piece); `a` must outlive the operation. */
-static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a)
+/* One epoch (count 0 is one piece). */
+static empi_shm_op_t op_for(struct empi_coll_shm *m, empi_shm_vplan_t *pl)
 {
-    return (empi_shm_op_t){.step = step, .m = m, .root = a->root, .piece = 1, .plan = (void *)a};
-}
-
-static const char *own_block(const empi_coll_args_t *a)
-{
-    return empi_coll_off(a->sbuf, a->sdispls[a->root], a->sdt);
+    return (empi_shm_op_t){.step = step, .m = m, .root = pl->a->root, .piece = 1, .plan = pl};
 }
 
 EMPI_ALG(empi_scatterv_shm)
 {
     struct empi_coll_shm *m = empi_coll_shm_get(s->comm);
-    empi_coll_args_t *kept = m ? empi_sched_tmp(s, sizeof *kept) : NULL;
-    if (!kept)
-        return m ? MPI_ERR_NO_MEM : empi_scatterv_linear(s, a);
-    *kept = *a;   /* the counts and displacements are the schedule's already */
+    if (!m)
+        return empi_scatterv_linear(s, a);
     int root = a->root;
-    if (s->comm->rank != root) {
-        if (empi_shm_v_big(a->rcount * a->rdt->size))
-            EMPI_TRY(empi_sched_recv(s, a->rbuf, a->rcount, a->rdt, root));
-    } else {
-        for (int i = 0; i < s->comm->size; i++)
-            if (i != root && empi_shm_v_big(block_bytes(a, i)))
-                EMPI_TRY(empi_sched_send(s, empi_coll_off(a->sbuf, a->sdispls[i], a->sdt), a->scounts[i], a->sdt, i));
+    empi_coll_args_t *kept = empi_sched_tmp(s, sizeof *kept);
+    empi_shm_vplan_t *pl = empi_sched_tmp(s, sizeof *pl);
+    empi_request_t **reqs = empi_sched_tmp(s, sizeof *reqs);
+    if (!kept || !pl || !reqs)
+        return MPI_ERR_NO_MEM;
+    *kept = *a;   /* the counts and displacements are the schedule's already */
+    *pl = (empi_shm_vplan_t){.a = kept, .tag = &s->tag, .reqs = reqs};
+    if (s->comm->rank == root) {
+        walk_t w = {0, -1};
+        empi_shm_vdesc_t d;
+        while (next_block(m, a, &w, &d))
+            if (d.way == EMPI_SHM_V_MESSAGE)
+                EMPI_TRY(empi_sched_send(s, block(a, w.i), a->scounts[w.i], a->sdt, w.i));
         if (!a->in_place)
-            EMPI_TRY(empi_sched_copy(s, own_block(a), a->scounts[root], a->sdt, a->rbuf, a->rcount, a->rdt));
+            EMPI_TRY(empi_sched_copy(s, block(a, root), a->scounts[root], a->sdt, a->rbuf, a->rcount, a->rdt));
     }
-    empi_shm_op_t o = op_for(m, kept);
+    empi_shm_op_t o = op_for(m, pl);
     return empi_shm_build(s, &o);
 }
 
-static int start_send(const empi_coll_args_t *a, int i, empi_request_t **req)
+/* The root's messages, started before its epoch so that they move while it packs the rest. */
+static int send_messages(const struct empi_coll_shm *m, const empi_coll_args_t *a, empi_request_t **reqs, int *n)
 {
-    return empi_isend(empi_coll_off(a->sbuf, a->sdispls[i], a->sdt), a->scounts[i], a->sdt, i, a->tag, a->comm,
-                      EMPI_COLL_CONTEXT(a->comm), EMPI_MODE_STANDARD, req);
+    walk_t w = {0, -1};
+    empi_shm_vdesc_t d;
+    empi_comm_t *c = a->comm;
+    while (next_block(m, a, &w, &d)) {
+        if (d.way != EMPI_SHM_V_MESSAGE)
+            continue;
+        int rc = empi_isend(block(a, w.i), a->scounts[w.i], a->sdt, w.i, a->tag, c, EMPI_COLL_CONTEXT(c),
+                            EMPI_MODE_STANDARD, &reqs[*n]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        (*n)++;
+    }
+    return MPI_SUCCESS;
 }
 
 int empi_scatterv_shm_fast(const empi_coll_args_t *a, int *rc)
@@ -86,15 +122,21 @@ int empi_scatterv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (!m)
         return 0;
     empi_comm_t *c = a->comm;
-    empi_shm_op_t o = op_for(m, a);
-    if (c->rank != a->root) {
-        *rc = empi_shm_run_direct(&o);
-        if (*rc == MPI_SUCCESS && empi_shm_v_big(a->rcount * a->rdt->size))
-            *rc = empi_recv(a->rbuf, a->rcount, a->rdt, a->root, a->tag, c, EMPI_COLL_CONTEXT(c), MPI_STATUS_IGNORE);
-        return 1;
-    }
-    if (!a->in_place)
-        empi_coll_copy(own_block(a), a->scounts[a->root], a->sdt, a->rbuf, a->rcount, a->rdt);
-    *rc = empi_shm_v_root(a, &o, block_bytes, start_send);
+    int root = c->rank == a->root, n = 0;
+    empi_request_t *few[16], **reqs = few;
+    if (root && c->size > 16 && !(reqs = malloc((size_t)c->size * sizeof *reqs)))
+        return 0;   /* the schedule's way, which holds them in its own memory */
+    empi_shm_vplan_t pl = {.a = a, .tag = &a->tag, .reqs = reqs};
+    empi_shm_op_t o = op_for(m, &pl);
+    int sent = root ? send_messages(m, a, reqs, &n) : MPI_SUCCESS;
+    /* the epoch runs even after a failed send, so that the others' epochs stay in step */
+    *rc = empi_shm_run_direct(&o);
+    if (root && !a->in_place)
+        empi_coll_copy(block(a, a->root), a->scounts[a->root], a->sdt, a->rbuf, a->rcount, a->rdt);
+    int waited = empi_waitall_release(n, reqs);
+    if (*rc == MPI_SUCCESS)
+        *rc = sent != MPI_SUCCESS ? sent : waited;
+    if (reqs != few)
+        free(reqs);
     return 1;
 }

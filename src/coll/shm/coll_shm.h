@@ -134,20 +134,6 @@ static inline char *empi_shm_data(struct empi_coll_shm *m, uint64_t e, int r, si
     return empi_shm_slot(m, (int)(e & 1), r);
 }
 
-/* Gatherv and scatterv in shared memory take one epoch per call (only the root knows every
-   block's size) and move each block its own way, decided from its size, which both its ends know:
-   blocks up to EMPI_SHM_MEDIUM bytes through the owner's (gatherv) or reader's (scatterv) line or
-   medium buffer, larger ones as point-to-point messages, empty ones not at all. */
-static inline int empi_shm_v_small(MPI_Count bytes)
-{
-    return bytes > 0 && bytes <= EMPI_SHM_MEDIUM;
-}
-
-static inline int empi_shm_v_big(MPI_Count bytes)
-{
-    return bytes > EMPI_SHM_MEDIUM;
-}
-
 /* Single-copy algorithms: publish this rank's two buffer addresses for piece e (post 2e+1). */
 static inline void empi_shm_publish(struct empi_coll_shm *m, uint64_t e, const void *a, const void *b)
 {
@@ -232,10 +218,6 @@ static inline int empi_shm_cma_finish(empi_shm_op_t *o)
 int empi_shm_build(empi_sched_t *s, const empi_shm_op_t *o);
 /* Run o to completion now (blocking fast paths); returns an MPI error class. */
 int empi_shm_run_direct(empi_shm_op_t *o);
-/* The root of a blocking gatherv/scatterv (shm_v.c): starts start(a, i, &req) for every other rank
-   whose block, bytes(a, i), is big, runs o, waits for the requests; returns an MPI error class. */
-int empi_shm_v_root(const empi_coll_args_t *a, empi_shm_op_t *o, MPI_Count (*bytes)(const empi_coll_args_t *, int),
-                    int (*start)(const empi_coll_args_t *, int, empi_request_t **));
 /* Set up o as the reduce (all = 0: to a->root) or allreduce (all = 1) of the call `a` in shared
    memory (reduce_shm.c); 0 when that does not apply (derived types, no shared segment). */
 int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);

@@ -1,30 +1,87 @@
-/*
- * The root's side of a blocking gatherv or scatterv in shared memory (gather/gatherv_shm.c,
- * scatter/scatterv_shm.c): the point-to-point messages of the large blocks are posted first, so
- * that they move while the root waits for the small ones in the segment.
- */
-#include <stdlib.h>
+/* Block descriptors of gatherv and scatterv in shared memory (shm_v.h explains). */
+#include "coll/shm/shm_v.h"
+#include "pt2pt/pt2pt.h"
 
-#include "coll/shm/coll_shm.h"
-
-int empi_shm_v_root(const empi_coll_args_t *a, empi_shm_op_t *o, MPI_Count (*bytes)(const empi_coll_args_t *, int),
-                    int (*start)(const empi_coll_args_t *, int, empi_request_t **))
+empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, size_t *used)
 {
-    enum { FEW = 16 };
-    empi_request_t *few[FEW], **reqs = few;
-    int n = 0, p = a->comm->size;
-    for (int i = 0; i < p; i++)
-        n += i != a->root && empi_shm_v_big(bytes(a, i));
-    if (n > FEW && !(reqs = malloc((size_t)n * sizeof *reqs)))
-        return MPI_ERR_NO_MEM;
-    int started = 0, err = MPI_SUCCESS;
-    for (int i = 0; i < p && err == MPI_SUCCESS; i++)
-        if (i != a->root && empi_shm_v_big(bytes(a, i)) && (err = start(a, i, &reqs[started])) == MPI_SUCCESS)
-            started++;
-    /* the epoch is run even after a failed start, so that the others' epochs stay in step */
-    int rc = empi_shm_run_direct(o);
-    int waited = empi_waitall_release(started, reqs);
-    if (reqs != few)
-        free(reqs);
-    return err != MPI_SUCCESS ? err : rc != MPI_SUCCESS ? rc : waited;
+    empi_shm_vdesc_t d = {(uint64_t)bytes, EMPI_SHM_V_MESSAGE, 0};
+    size_t at = (*used + 63) & ~(size_t)63;
+    if (bytes == 0)
+        d.way = EMPI_SHM_V_NONE;
+    else if ((size_t)bytes <= EMPI_SHM_V_INLINE_MAX)
+        d.way = EMPI_SHM_V_INLINE;
+    else if (bytes <= EMPI_SHM_MEDIUM)
+        d.way = EMPI_SHM_V_MEDIUM;
+    else if (bytes <= EMPI_SHM_V_SLOT_MAX && at + (size_t)bytes <= m->slot) {
+        d.way = EMPI_SHM_V_SLOT;
+        d.offset = (uint32_t)at;
+        *used = at + (size_t)bytes;
+    }
+    return d;
+}
+
+/* Where the data of a block described in `owner`'s line lives; NULL when it is not in the segment. */
+static char *area(struct empi_coll_shm *m, uint64_t e, int owner, int writer, const empi_shm_vdesc_t *d)
+{
+    switch (d->way) {
+    case EMPI_SHM_V_INLINE:
+        return empi_shm_line(m, owner, e)->data + sizeof *d;
+    case EMPI_SHM_V_MEDIUM:
+        return empi_shm_data(m, e, owner, EMPI_SHM_MEDIUM);
+    case EMPI_SHM_V_SLOT:
+        return empi_shm_slot(m, (int)(e & 1), writer) + d->offset;
+    default:
+        return NULL;
+    }
+}
+
+void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_shm_vdesc_t *d, const void *buf,
+                    MPI_Count count, const empi_datatype_t *dt)
+{
+    char *dst = area(m, e, owner, m->me, d);
+    if (dst)
+        empi_coll_copy(buf, count, dt, dst, (MPI_Count)d->bytes, empi_byte_type);
+    memcpy(empi_shm_line(m, owner, e)->data, d, sizeof *d);
+}
+
+static void note(empi_shm_vplan_t *pl, int rc)
+{
+    if (pl->err == MPI_SUCCESS)
+        pl->err = rc;
+}
+
+void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
+                     MPI_Count count, empi_datatype_t *dt)
+{
+    empi_shm_vdesc_t d;
+    memcpy(&d, empi_shm_line(m, owner, e)->data, sizeof d);
+    if (d.way == EMPI_SHM_V_MESSAGE) {
+        empi_comm_t *c = pl->a->comm;
+        int rc = empi_irecv(buf, count, dt, writer, *pl->tag, c, EMPI_COLL_CONTEXT(c), &pl->reqs[pl->nreqs]);
+        if (rc == MPI_SUCCESS)
+            pl->nreqs++;
+        else
+            note(pl, rc);
+        return;
+    }
+    const char *src = area(m, e, owner, writer, &d);
+    if (!src)
+        return;
+    if ((MPI_Count)d.bytes > count * dt->size)
+        note(pl, MPI_ERR_TRUNCATE);
+    empi_coll_copy(src, (MPI_Count)d.bytes, empi_byte_type, buf, count, dt);
+}
+
+int empi_shm_v_received(empi_shm_vplan_t *pl)
+{
+    for (int i = 0; i < pl->nreqs; i++)
+        if (!pl->reqs[i]->complete)
+            return 0;
+    for (int i = 0; i < pl->nreqs; i++) {
+        int rc = empi_wait_release(pl->reqs[i], NULL);
+        if (rc != MPI_SUCCESS)
+            note(pl, rc);
+    }
+    pl->nreqs = 0;
+    return 1;
 }

@@ -1,0 +1,57 @@
+/*
+ * Gatherv and scatterv in shared memory (gather/gatherv_shm.c, scatter/scatterv_shm.c): one epoch
+ * per call, since only the root knows every block's size. The end that holds a block's data
+ * decides how it travels and says so in a descriptor at the start of the flag line data of the
+ * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written by
+ * the root): inline after the descriptor, in that rank's medium buffer, in the writer's slot (up to
+ * 16 KiB, one after another while they fit), or as a point-to-point message. The other end follows
+ * the descriptor rather than its own count, so counts that disagree still meet: a shorter block is
+ * received (a root's receive counts are often upper bounds), a longer one gives MPI_ERR_TRUNCATE,
+ * and nobody waits for something that is not coming.
+ */
+#ifndef EMPI_COLL_SHM_V_H
+#define EMPI_COLL_SHM_V_H
+
+#include "coll/shm/coll_shm.h"
+
+enum { EMPI_SHM_V_NONE, EMPI_SHM_V_INLINE, EMPI_SHM_V_MEDIUM, EMPI_SHM_V_SLOT, EMPI_SHM_V_MESSAGE };
+
+typedef struct {
+    uint64_t bytes;
+    uint32_t way;
+    uint32_t offset;   /* EMPI_SHM_V_SLOT: where in the writer's slot */
+} empi_shm_vdesc_t;
+
+#define EMPI_SHM_V_INLINE_MAX (EMPI_SHM_INLINE - sizeof(empi_shm_vdesc_t))
+/* Larger blocks go as messages even where the slot has room: a message's copy is pipelined (or
+   single, CMA), the slot's two copies follow each other (2 ranks: 64 KiB 11 against 8.3 us); up
+   to here a message would be eager and, its receive posted only once the descriptor is read,
+   copied once more out of the unexpected queue. */
+#define EMPI_SHM_V_SLOT_MAX (16 * 1024)
+
+/* One call's state, in schedule memory or on the blocking caller's stack. */
+typedef struct {
+    const empi_coll_args_t *a;
+    const int *tag;           /* the call's tag, for the messages (a persistent call's changes at each start) */
+    int err;                  /* first error class of this end (truncation) */
+    int nreqs;
+    empi_request_t **reqs;    /* the messages this end receives; room for one per rank */
+} empi_shm_vplan_t;
+
+/* How a block of `bytes` travels; *used is the writer's slot so far (advanced for a slot block). */
+empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, size_t *used);
+
+/* The writer's side for piece e: pack (buf, count, dt) where d says (nothing for a message or an
+   empty block) and put d in rank `owner`'s line; the slot is the writer's own (m->me). */
+void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_shm_vdesc_t *d, const void *buf,
+                    MPI_Count count, const empi_datatype_t *dt);
+
+/* The reader's side: follow rank `owner`'s descriptor of piece e, whose slot is `writer`'s, into
+   (buf, count, dt); a message is received from `writer` (posted into pl->reqs). */
+void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
+                     MPI_Count count, empi_datatype_t *dt);
+
+/* 1 once every message posted by empi_shm_v_take has arrived (their errors go to pl->err). */
+int empi_shm_v_received(empi_shm_vplan_t *pl);
+
+#endif
