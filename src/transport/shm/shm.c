@@ -245,31 +245,16 @@ static void deliver_cell(int src, const void *ref_word)
     c->mine[c->n++] = (uint8_t)cell;
 }
 
-/* Ask for every line of a packet at once before it is copied out: the copy would miss on them one
-   after another (each a transfer from the sender's core), the prefetches overlap. */
-#define SHM_PREFETCH_MAX 4096
-
-static inline void prefetch_packet(const void *pkt, size_t len)
-{
-    const char *p = pkt;
-    size_t n = len < SHM_PREFETCH_MAX ? len : SHM_PREFETCH_MAX;
-    for (size_t off = 64; off < n; off += 64)
-        __builtin_prefetch(p + off, 0, 3);
-}
-
 static int drain(empi_ring_rx_t *rx, int src)
 {
     const void *pkt;
     long len;
     int burst = 0;
     while (burst < SHM_POLL_BURST && (len = empi_ring_peek(rx, &pkt)) >= 0) {
-        if (EMPI_UNLIKELY(len == EMPI_RING_REF)) {
+        if (EMPI_UNLIKELY(len == EMPI_RING_REF))
             deliver_cell(src, pkt);
-        } else {
-            if (len > 64)
-                prefetch_packet(pkt, (size_t)len);
+        else
             shm.deliver(src, pkt, (size_t)len);
-        }
         empi_ring_release(rx, (size_t)len);
         burst++;
     }
