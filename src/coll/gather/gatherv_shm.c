@@ -46,15 +46,7 @@ static int step(empi_shm_op_t *o)
         empi_shm_set_done(m, e, 1);
         o->phase = 1;
     }
-    if (!empi_shm_v_received(pl))
-        return 0;
-    return pl->err == MPI_SUCCESS ? 1 : -pl->err;
-}
-
-/* One epoch (count 0 is one piece). */
-static empi_shm_op_t op_for(struct empi_coll_shm *m, empi_shm_vplan_t *pl)
-{
-    return (empi_shm_op_t){.step = step, .m = m, .root = pl->a->root, .piece = 1, .plan = pl};
+    return empi_shm_v_finish(pl);
 }
 
 static char *own_slot(const empi_coll_args_t *a)
@@ -81,7 +73,7 @@ EMPI_ALG(empi_gatherv_shm)
     } else if (!a->in_place) {
         EMPI_TRY(empi_sched_copy(s, a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[root], a->rdt));
     }
-    empi_shm_op_t o = op_for(m, pl);
+    empi_shm_op_t o = empi_shm_v_op(m, pl, step);
     return empi_shm_build(s, &o);
 }
 
@@ -96,7 +88,7 @@ int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (root && c->size > 16 && !(reqs = malloc((size_t)c->size * sizeof *reqs)))
         return 0;   /* the schedule's way, which holds them in its own memory */
     empi_shm_vplan_t pl = {.a = a, .tag = &a->tag, .reqs = reqs};
-    empi_shm_op_t o = op_for(m, &pl);
+    empi_shm_op_t o = empi_shm_v_op(m, &pl, step);
     if (root && !a->in_place)
         empi_coll_copy(a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[a->root], a->rdt);
     *rc = empi_shm_run_direct(&o);

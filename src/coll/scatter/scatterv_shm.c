@@ -61,15 +61,7 @@ static int step(empi_shm_op_t *o)
         empi_shm_set_done(m, e, 0);
         o->phase = 1;
     }
-    if (!empi_shm_v_received(pl))
-        return 0;
-    return pl->err == MPI_SUCCESS ? 1 : -pl->err;
-}
-
-/* One epoch (count 0 is one piece). */
-static empi_shm_op_t op_for(struct empi_coll_shm *m, empi_shm_vplan_t *pl)
-{
-    return (empi_shm_op_t){.step = step, .m = m, .root = pl->a->root, .piece = 1, .plan = pl};
+    return empi_shm_v_finish(pl);
 }
 
 EMPI_ALG(empi_scatterv_shm)
@@ -94,7 +86,7 @@ EMPI_ALG(empi_scatterv_shm)
         if (!a->in_place)
             EMPI_TRY(empi_sched_copy(s, block(a, root), a->scounts[root], a->sdt, a->rbuf, a->rcount, a->rdt));
     }
-    empi_shm_op_t o = op_for(m, pl);
+    empi_shm_op_t o = empi_shm_v_op(m, pl, step);
     return empi_shm_build(s, &o);
 }
 
@@ -127,7 +119,7 @@ int empi_scatterv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (root && c->size > 16 && !(reqs = malloc((size_t)c->size * sizeof *reqs)))
         return 0;   /* the schedule's way, which holds them in its own memory */
     empi_shm_vplan_t pl = {.a = a, .tag = &a->tag, .reqs = reqs};
-    empi_shm_op_t o = op_for(m, &pl);
+    empi_shm_op_t o = empi_shm_v_op(m, &pl, step);
     int sent = root ? send_messages(m, a, reqs, &n) : MPI_SUCCESS;
     /* the epoch runs even after a failed send, so that the others' epochs stay in step */
     *rc = empi_shm_run_direct(&o);

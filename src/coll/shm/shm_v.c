@@ -72,7 +72,7 @@ void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer,
     empi_coll_copy(src, (MPI_Count)d.bytes, empi_byte_type, buf, count, dt);
 }
 
-int empi_shm_v_received(empi_shm_vplan_t *pl)
+int empi_shm_v_finish(empi_shm_vplan_t *pl)
 {
     for (int i = 0; i < pl->nreqs; i++)
         if (!pl->reqs[i]->complete)
@@ -83,5 +83,10 @@ int empi_shm_v_received(empi_shm_vplan_t *pl)
             note(pl, rc);
     }
     pl->nreqs = 0;
-    return 1;
+    return pl->err == MPI_SUCCESS ? 1 : -pl->err;
+}
+
+empi_shm_op_t empi_shm_v_op(struct empi_coll_shm *m, empi_shm_vplan_t *pl, int (*step)(empi_shm_op_t *))
+{
+    return (empi_shm_op_t){.step = step, .m = m, .root = pl->a->root, .piece = 1, .plan = pl};
 }

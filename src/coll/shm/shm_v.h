@@ -51,7 +51,11 @@ void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_s
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
                      MPI_Count count, empi_datatype_t *dt);
 
-/* 1 once every message posted by empi_shm_v_take has arrived (their errors go to pl->err). */
-int empi_shm_v_received(empi_shm_vplan_t *pl);
+/* The call's one epoch (count 0 is one piece) run by `step` over pl. */
+empi_shm_op_t empi_shm_v_op(struct empi_coll_shm *m, empi_shm_vplan_t *pl, int (*step)(empi_shm_op_t *));
+
+/* A reading end's last phase, as a step's return value: 0 until every message posted by
+   empi_shm_v_take has arrived, then 1, or -class of the first error (truncation). */
+int empi_shm_v_finish(empi_shm_vplan_t *pl);
 
 #endif
