@@ -161,33 +161,39 @@ static int check_v_side(const char *fn, empi_comm_t *c, const void *buf, const i
 /* Ranks up to which a blocking v call's widened count and displacement arrays live on the stack. */
 #define EMPI_COLL_V_STACK 64
 
-/* Widen an int or MPI_Count/MPI_Aint array into schedule-owned storage. */
-static MPI_Count *widen_counts(empi_sched_t *s, const int *ci, const MPI_Count *cc, int n)
-{
-    MPI_Count *out = empi_sched_tmp(s, (size_t)n * sizeof *out);
-    if (out)
-        for (int i = 0; i < n; i++)
-            out[i] = ci ? ci[i] : cc[i];
-    return out;
-}
-
-static MPI_Aint *widen_displs(empi_sched_t *s, const int *di, const MPI_Aint *dc, int n)
-{
-    MPI_Aint *out = empi_sched_tmp(s, (size_t)n * sizeof *out);
-    if (out)
-        for (int i = 0; i < n; i++)
-            out[i] = di ? di[i] : dc[i];
-    return out;
-}
-
-/* The same into caller-owned arrays of n entries. */
+/* Widen n int or MPI_Count counts (and, unless displs is NULL, int or MPI_Aint displacements) into
+   caller-owned arrays. */
 static void widen_into(MPI_Count *counts, MPI_Aint *displs, const int *ci, const MPI_Count *cc, const int *di,
                        const MPI_Aint *dc, int n)
 {
     for (int i = 0; i < n; i++) {
         counts[i] = ci ? ci[i] : cc[i];
-        displs[i] = di ? di[i] : dc[i];
+        if (displs)
+            displs[i] = di ? di[i] : dc[i];
     }
+}
+
+/* The same into schedule-owned storage; the counts, or NULL when out of memory. */
+static MPI_Count *widen_counts(empi_sched_t *s, const int *ci, const MPI_Count *cc, int n)
+{
+    MPI_Count *out = empi_sched_tmp(s, (size_t)n * sizeof *out);
+    if (out)
+        widen_into(out, NULL, ci, cc, NULL, NULL, n);
+    return out;
+}
+
+/* One side's counts and displacements into schedule-owned storage; MPI_ERR_NO_MEM if out of memory. */
+static int widen_side(empi_sched_t *s, const int *ci, const MPI_Count *cc, const int *di, const MPI_Aint *dc, int n,
+                      const MPI_Count **counts, const MPI_Aint **displs)
+{
+    MPI_Count *c = empi_sched_tmp(s, (size_t)n * sizeof *c);
+    MPI_Aint *d = empi_sched_tmp(s, (size_t)n * sizeof *d);
+    if (!c || !d)
+        return MPI_ERR_NO_MEM;
+    widen_into(c, d, ci, cc, di, dc, n);
+    *counts = c;
+    *displs = d;
+    return MPI_SUCCESS;
 }
 
 /* In place, the count of this rank's own block comes from the counts array. */
@@ -577,10 +583,10 @@ int empi_coll_gatherv(const char *fn, int coll, const void *sbuf, MPI_Count scou
     if (!s) {
         err = made;
     } else {
-        if (need_r && (!(A.rcounts = widen_counts(s, rci, rcc, p)) || !(A.rdispls = widen_displs(s, rdi, rdc, p))))
-            err = MPI_ERR_NO_MEM;
-        if (need_s && (!(A.scounts = widen_counts(s, sci, scc, p)) || !(A.sdispls = widen_displs(s, sdi, sdc, p))))
-            err = MPI_ERR_NO_MEM;
+        if (need_r)
+            err = widen_side(s, rci, rcc, rdi, rdc, p, &A.rcounts, &A.rdispls);
+        else if (need_s)
+            err = widen_side(s, sci, scc, sdi, sdc, p, &A.scounts, &A.sdispls);
         if (err == MPI_SUCCESS)
             v_in_place_count(&A, c);
         else
@@ -645,10 +651,9 @@ int empi_coll_alltoallv(const char *fn, int coll, const void *sbuf, const int *s
     int made = sched_prepare(&stack, &s, c, mode);
     int err = s ? MPI_SUCCESS : made;
     if (s) {
-        if (!(A.rcounts = widen_counts(s, rci, rcc, p)) || !(A.rdispls = widen_displs(s, rdi, rdc, p)))
-            err = MPI_ERR_NO_MEM;
-        if (!A.in_place && (!(A.scounts = widen_counts(s, sci, scc, p)) || !(A.sdispls = widen_displs(s, sdi, sdc, p))))
-            err = MPI_ERR_NO_MEM;
+        err = widen_side(s, rci, rcc, rdi, rdc, p, &A.rcounts, &A.rdispls);
+        if (err == MPI_SUCCESS && !A.in_place)
+            err = widen_side(s, sci, scc, sdi, sdc, p, &A.scounts, &A.sdispls);
         if (err == MPI_SUCCESS && w) {
             empi_datatype_t **r = empi_sched_tmp(s, (size_t)p * sizeof *r);
             empi_datatype_t **sd = A.in_place ? NULL : empi_sched_tmp(s, (size_t)p * sizeof *sd);

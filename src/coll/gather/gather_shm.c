@@ -36,12 +36,6 @@ static int step(empi_shm_op_t *o)
     return 1;
 }
 
-/* Bytes of one rank's block (the same on every rank of a correct call); 0 when none. */
-static size_t block_bytes(const empi_coll_args_t *a)
-{
-    return a->comm->rank == a->root ? (size_t)(a->rcount * a->rdt->size) : (size_t)(a->scount * a->sdt->size);
-}
-
 static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a, size_t nb)
 {
     return (empi_shm_op_t){.step = step, .m = m, .root = a->root, .count = (MPI_Count)nb, .esize = 1, .nb = nb,
@@ -51,7 +45,7 @@ static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a, 
 EMPI_ALG(empi_gather_shm)
 {
     struct empi_coll_shm *m;
-    size_t nb = block_bytes(a);
+    size_t nb = (size_t)empi_coll_msg_bytes(a);   /* one rank's block */
     if (nb == 0 || !(m = empi_coll_shm_get(s->comm)))
         return empi_gather_linear(s, a);
     empi_shm_op_t o = op_for(m, a, nb);
@@ -74,7 +68,7 @@ int empi_gather_shm_fast(const empi_coll_args_t *a, int *rc)
 {
     struct empi_coll_shm *m;
     int root = a->comm->rank == a->root;
-    size_t nb = block_bytes(a);
+    size_t nb = (size_t)empi_coll_msg_bytes(a);   /* one rank's block */
     if (nb == 0 || (!a->in_place && !a->sdt->is_contig) || (root && !a->rdt->is_contig) ||
         !(m = empi_coll_shm_get(a->comm)))
         return 0;

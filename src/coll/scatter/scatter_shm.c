@@ -42,12 +42,6 @@ static int step(empi_shm_op_t *o)
     return 1;
 }
 
-/* Bytes of one rank's block (the same on every rank of a correct call); 0 when none. */
-static size_t block_bytes(const empi_coll_args_t *a)
-{
-    return a->comm->rank == a->root ? (size_t)(a->scount * a->sdt->size) : (size_t)(a->rcount * a->rdt->size);
-}
-
 /* p blocks of a piece share one slot. */
 static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a, size_t nb)
 {
@@ -63,7 +57,7 @@ static int fits(const empi_comm_t *comm)
 EMPI_ALG(empi_scatter_shm)
 {
     struct empi_coll_shm *m;
-    size_t nb = block_bytes(a);
+    size_t nb = (size_t)empi_coll_msg_bytes(a);   /* one rank's block */
     if (nb == 0 || !fits(s->comm) || !(m = empi_coll_shm_get(s->comm)))
         return empi_scatter_linear(s, a);
     empi_shm_op_t o = op_for(m, a, nb);
@@ -84,7 +78,7 @@ int empi_scatter_shm_fast(const empi_coll_args_t *a, int *rc)
 {
     struct empi_coll_shm *m;
     int root = a->comm->rank == a->root;
-    size_t nb = block_bytes(a);
+    size_t nb = (size_t)empi_coll_msg_bytes(a);   /* one rank's block */
     if (nb == 0 || !fits(a->comm) || (root && !a->sdt->is_contig) || (!a->in_place && !a->rdt->is_contig) ||
         !(m = empi_coll_shm_get(a->comm)))
         return 0;
