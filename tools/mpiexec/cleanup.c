@@ -1,7 +1,8 @@
 /* Removal of everything a job leaves in the file system: the shared-memory segments the MPI
  * library creates as /dev/shm/empi-<jobid>-* (the bootstrap socket has an abstract name).
- * Called on every exit path, including crashes of ranks (which cannot clean up). The jobids of
- * jobs started from inside this one begin with its own, so their files go too. */
+ * Called at every exit of mpiexec and its proxies and by their janitors (janitor.c), including
+ * after crashes of ranks (which cannot clean up). The jobids of jobs started from inside this one
+ * begin with its own, so their files go too. */
 #include "mpiexec.h"
 
 #include <dirent.h>

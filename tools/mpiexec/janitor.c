@@ -1,10 +1,11 @@
 /*
- * The janitor: a small child in its own session that outlives mpiexec (and each remote host's
- * proxy). Every exit path mpiexec sees ends in cleanup_job_files, but a SIGKILL it does not see,
- * and its ranks die with it (PR_SET_PDEATHSIG), possibly between creating a /dev/shm file and
- * unlinking it. The janitor waits on a pipe only mpiexec writes to: a byte means the files are
- * gone and it leaves at once; end of file means mpiexec died, and it removes the job's files, a
- * second time a moment later since the ranks are killed only after mpiexec's descriptors close.
+ * Removal of the job's files at the end of mpiexec (and of each remote host's proxy): every exit
+ * of the process, once the job has an id, passes janitor_stop (atexit). A SIGKILL passes nothing,
+ * and the ranks die with mpiexec (PR_SET_PDEATHSIG), possibly between creating a /dev/shm file and
+ * unlinking it: so the janitor, a small child in its own session, outlives mpiexec. It waits on a
+ * pipe only mpiexec writes to: a byte means the files are gone and it leaves at once; end of file
+ * means mpiexec died, and it removes the job's files, a second time a moment later since the ranks
+ * are killed only after mpiexec's descriptors close.
  */
 #include "mpiexec.h"
 
@@ -67,6 +68,7 @@ static void become_janitor(int fd)
 int janitor_start(const char *jobid)
 {
     snprintf(janitor_jobid, sizeof janitor_jobid, "%s", jobid);
+    atexit(janitor_stop);   /* the files go at exit even when no janitor could be started */
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
@@ -83,6 +85,5 @@ int janitor_start(const char *jobid)
     close(p[0]);
     janitor_fd = p[1];
     janitor_pid = pid;
-    atexit(janitor_stop);
     return 0;
 }

@@ -579,7 +579,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "mpiexec: cannot start the remote hosts: %s\n", strerror(errno));
         remote_shutdown();
         server_close();
-        cleanup_job_files(jobid);
         return 1;
     }
     stdin_remote = remote_rank0_host() >= 0;
@@ -608,7 +607,6 @@ int main(int argc, char **argv)
     stdin_close();
     remote_shutdown();
     server_close();
-    cleanup_job_files(jobid);
     for (int r = 0; r < job.nprocs; r++) {
         free(job.ranks[r].out.data);
         free(job.ranks[r].err.data);

@@ -205,8 +205,8 @@ int proxy_main(int argc, char **argv);
 void cleanup_job_files(const char *jobid);
 
 /* ---- janitor.c ---- */
-/* Start the process that removes the job's files if this one dies unseen (SIGKILL); from then on
-   the files are also removed at exit. 0, or -1 (then only this process cleans up). */
+/* From now on the job's files are removed when this process exits, and by the process started
+   here if it dies unseen (SIGKILL). 0, or -1 when that process could not be started. */
 int janitor_start(const char *jobid);
 int janitor_main(const char *jobid);   /* mpiexec --janitor JOBID */
 

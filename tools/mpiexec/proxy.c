@@ -41,7 +41,6 @@ static void die_with_ranks(const char *why)
     for (int i = 0; i < nranks; i++)
         if (ranks[i].proc.running)
             kill(-ranks[i].proc.pid, SIGKILL);
-    cleanup_job_files(jobid);
     exit(1);
 }
 
@@ -323,6 +322,5 @@ int proxy_main(int argc, char **argv)
             close(in_fd);
     }
     loop(sfd);
-    cleanup_job_files(jobid);
     return 0;
 }
