@@ -130,6 +130,10 @@ void empi_dt_pack(const void *buf, MPI_Count count, const empi_datatype_t *dt, M
                   void *out, MPI_Count len);
 void empi_dt_unpack(void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count offset,
                     const void *in, MPI_Count len);
+/* empi_dt_pack with non-temporal stores where runs allow, fenced: for an `out` that another core
+   reads next (shared rings; the choice is pt2pt/stream_choice.c's). */
+void empi_dt_pack_stream(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count offset,
+                         void *out, MPI_Count len);
 
 /*
  * Number of basic elements in the first `bytes` of the stream of dt, counting a trailing partial

@@ -29,22 +29,24 @@ typedef struct {
     MPI_Count offset, len;
 } pack_piece_t;
 
-static void pack_piece(void *arg, void *dst)
+static void pack_piece(void *arg, void *dst, int stream)
 {
     const pack_piece_t *p = arg;
-    empi_dt_pack(p->req->buf, p->req->count, p->req->dt, p->offset, dst, p->len);
+    (stream ? empi_dt_pack_stream : empi_dt_pack)(p->req->buf, p->req->count, p->req->dt, p->offset, dst,
+                                                  p->len);
 }
 
 /*
  * Send hdr followed by message bytes [offset, offset + len) of a noncontiguous message: packed
- * straight into the transport's buffer when it can take that, else through the scratch buffer.
+ * straight into the transport's buffer when it can take that (with non-temporal stores when
+ * `stream`, as stream_send writes contiguous ones), else through the scratch buffer.
  */
 static int send_packed(empi_request_t *req, empi_transport_t *tp, int bulk, const struct iovec *hdr,
-                       size_t offset, size_t len)
+                       size_t offset, size_t len, int stream)
 {
     if (tp->send_fill) {
         pack_piece_t piece = {req, (MPI_Count)offset, (MPI_Count)len};
-        return tp->send_fill(req->world_peer, bulk, hdr, 1, len, pack_piece, &piece);
+        return tp->send_fill(req->world_peer, bulk, hdr, 1, len, pack_piece, &piece, stream);
     }
     empi_dt_pack(req->buf, req->count, req->dt, (MPI_Count)offset, empi_p2p.scratch, (MPI_Count)len);
     struct iovec iov[2] = {*hdr, {empi_p2p.scratch, len}};
@@ -76,9 +78,10 @@ static int push_eager(empi_request_t *req, empi_transport_t *tp)
         hdr.s.sreq = (uint64_t)(uintptr_t)req;
     struct iovec iov[2] = {{&hdr, sync ? sizeof hdr.s : sizeof hdr.m}, {NULL, req->bytes}};
     int rc;
+    int stream = req->bytes >= EMPI_STREAM_EAGER_MIN && peer_wants_stream(tp, req->world_peer);
     if (req->bytes && !msg_is_contig(req)) {
-        rc = send_packed(req, tp, 0, iov, 0, req->bytes);
-    } else if (req->bytes >= EMPI_STREAM_EAGER_MIN && peer_wants_stream(tp, req->world_peer)) {
+        rc = send_packed(req, tp, 0, iov, 0, req->bytes, stream);
+    } else if (stream) {
         iov[1].iov_base = (void *)contig_base(req);
         rc = tp->stream_send(req->world_peer, 0, iov, 2);
     } else {
@@ -129,7 +132,7 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
         chunk = cap;
     if (chunk >= 8192)
         chunk &= ~(size_t)4095;   /* whole pages: chunks of a page-aligned buffer stay aligned */
-    int contig = msg_is_contig(req);
+    int contig = msg_is_contig(req), stream = req->stream && tp->stream_send;
     while (req->done_bytes < req->bytes) {
         size_t n = req->bytes - req->done_bytes < chunk ? req->bytes - req->done_bytes : chunk;
         empi_hdr_data_t hdr = {.type = EMPI_PKT_DATA, .rreq = req->remote_id, .offset = req->done_bytes};
@@ -137,10 +140,9 @@ static int push_data(empi_request_t *req, empi_transport_t *tp, int bulk)
         int rc;
         if (contig) {
             iov[1].iov_base = (char *)contig_base(req) + req->done_bytes;
-            rc = req->stream && tp->stream_send ? tp->stream_send(req->world_peer, bulk, iov, 2)
-                                                : send(req->world_peer, iov, 2);
+            rc = stream ? tp->stream_send(req->world_peer, bulk, iov, 2) : send(req->world_peer, iov, 2);
         } else {
-            rc = send_packed(req, tp, bulk, iov, req->done_bytes, n);
+            rc = send_packed(req, tp, bulk, iov, req->done_bytes, n, stream);
         }
         if (rc != EMPI_OK)
             return rc;

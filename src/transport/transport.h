@@ -83,10 +83,11 @@ struct empi_transport {
      * Optional (NULL: the caller stages the payload and uses am_send/bulk_send). As am_send, or
      * bulk_send when `bulk`, of iov followed by `fill_len` bytes that fill(arg, dst) writes straight
      * into the transport's own buffer: a noncontiguous message is packed once, where it will be
-     * read, instead of packed into a staging buffer and copied again.
+     * read, instead of packed into a staging buffer and copied again. With `stream`, fill is asked
+     * to write with non-temporal stores (its third argument) wherever stream_send would stream.
      */
     int (*send_fill)(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
-                     void (*fill)(void *arg, void *dst), void *arg);
+                     void (*fill)(void *arg, void *dst, int stream), void *arg, int stream);
 
     /*
      * Single-copy read of `len` bytes at `remote` in `peer`'s address space into `local`.

@@ -297,6 +297,15 @@ static void check_layout(const char *what, MPI_Datatype t, int count)
         off += len;
     }
     T_CHECK(memcmp(ref, got, (size_t)total) == 0, "%s: pieced pack differs from the reference", what);
+    memset(got, 0, (size_t)total);
+    for (MPI_Count off = 0; off < total;) {
+        MPI_Count len = 1 + rnd() % (size * 2 + 7);
+        if (len > total - off)
+            len = total - off;
+        empi_dt_pack_stream(src + origin, count, dt, off, got + off, len);
+        off += len;
+    }
+    T_CHECK(memcmp(ref, got, (size_t)total) == 0, "%s: pieced streaming pack differs from the reference", what);
     memset(dst, 0, bufsize);
     pos = 0;
     T_OK(MPI_Unpack(ref, (int)total, &pos, dst + origin, count, t, MPI_COMM_WORLD));
@@ -734,6 +743,69 @@ static void test_counts(void)
     MPI_Type_free(&t);
 }
 
+/*
+ * The strided kernels align their stores to the destination and, packing with non-temporal
+ * stores, switch widths at 32-byte boundaries: every run length they take (32-byte multiples
+ * from 64 B to 2 KiB) at every skew of the packed side and of the blocks, with strides that keep
+ * or change a block's alignment, whole and from an offset inside a block.
+ */
+static int all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+static void test_strided_skews(void)
+{
+    static const int run_lens[] = {64, 96, 160, 256, 1056, 2048};
+    enum { NBLK = 5, MAXSKEW = 40 };
+    for (size_t r = 0; r < sizeof run_lens / sizeof *run_lens; r++) {
+        int run = run_lens[r];
+        for (int gap = 0; gap <= 8; gap += 8) {
+            int stride = 2 * run + gap;
+            MPI_Datatype t;
+            T_OK(MPI_Type_vector(NBLK, run, stride, MPI_BYTE, &t));
+            T_OK(MPI_Type_commit(&t));
+            empi_datatype_t *dt = empi_datatype_get(t);
+            size_t total = (size_t)NBLK * run, span = (size_t)(NBLK - 1) * stride + run + MAXSKEW;
+            unsigned char *src = malloc(span), *ref = malloc(total), *got = malloc(total + MAXSKEW);
+            unsigned char *mem = malloc(span), *want = malloc(span);
+            for (int mskew = 0; mskew < MAXSKEW; mskew += 5) {
+                for (size_t i = 0; i < span; i++)
+                    src[i] = (unsigned char)(rnd() | 1);
+                for (int b = 0; b < NBLK; b++)
+                    memcpy(ref + (size_t)b * run, src + mskew + (size_t)b * stride, (size_t)run);
+                memset(want, 0, span);
+                for (int b = 0; b < NBLK; b++)
+                    memcpy(want + mskew + (size_t)b * stride, ref + (size_t)b * run, (size_t)run);
+                for (int skew = 0; skew < MAXSKEW; skew++) {
+                    MPI_Count off = skew % 2 ? run / 2 + 8 : 0;   /* start inside the first block */
+                    for (int mode = 0; mode < 2; mode++) {
+                        memset(got, 0, total + MAXSKEW);
+                        (mode ? empi_dt_pack_stream : empi_dt_pack)(src + mskew, 1, dt, off, got + skew,
+                                                                    (MPI_Count)total - off);
+                        size_t n = total - (size_t)off;
+                        T_CHECK(memcmp(got + skew, ref + off, n) == 0 && all_zero(got, (size_t)skew) &&
+                                    all_zero(got + skew + n, total + MAXSKEW - skew - n),
+                                "vector of %d-byte runs, stride %d, block skew %d: %s at skew %d from %lld wrong",
+                                run, stride, mskew, mode ? "streaming pack" : "pack", skew, (long long)off);
+                    }
+                    memcpy(got + skew, ref, total);
+                    memset(mem, 0, span);
+                    empi_dt_unpack(mem + mskew, 1, dt, 0, got + skew, (MPI_Count)total);
+                    T_CHECK(memcmp(mem, want, span) == 0,
+                            "vector of %d-byte runs, stride %d, block skew %d: unpack from skew %d wrong", run,
+                            stride, mskew, skew);
+                }
+            }
+            free(src), free(ref), free(got), free(mem), free(want);
+            MPI_Type_free(&t);
+        }
+    }
+}
+
 static void test_errors_and_misc(void)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -838,6 +910,7 @@ int main(void)
     test_subarray_darray();
     test_decode();
     test_counts();
+    test_strided_skews();
     test_errors_and_misc();
     printf("dt_types: %d checks, %d failures\n", dt_checks, dt_failures);
     return dt_failures ? 1 : 0;

@@ -286,7 +286,7 @@ static int shm_progress(void)
 /* The packet in the cell we read last, with a reference to it in the ring; EMPI_AGAIN when the
    ring has no room for that. The caller checked that we hold a cell and that the packet fits. */
 static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, size_t len,
-                        void (*fill)(void *arg, void *dst), void *arg)
+                        void (*fill)(void *arg, void *dst, int stream), void *arg)
 {
     empi_ring_slot_t slot;
     unsigned char *word = empi_ring_reserve(&box->tx, EMPI_RING_REF_BYTES, &slot);
@@ -295,7 +295,7 @@ static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, 
     unsigned cell = box->cells.mine[--box->cells.n];
     unsigned char *dst = empi_ring_copy_iov(box->cells.base + cell * shm.cell_stride, iov, iovcnt);
     if (fill)
-        fill(arg, dst);
+        fill(arg, dst, 0);
     empi_ring_commit_ref(&box->tx, &slot, word, (uint64_t)len << 8 | cell);
     return EMPI_OK;
 }
@@ -320,13 +320,13 @@ static __attribute__((noinline, cold)) void map_ring(shm_outbox_t *box, int bulk
 }
 
 /*
- * One packet of iov followed by `fill_len` bytes that fill(arg, dst) writes in place (none when
- * fill is NULL); with `stream`, the last iovec is written with non-temporal stores. `bulk`,
- * `stream` and whether there is a fill are constants at each call site, so the hot path compiles
- * to a plain copy into the ring.
+ * One packet of iov followed by `fill_len` bytes that fill(arg, dst, stream) writes in place (none
+ * when fill is NULL); with `stream`, the fill, or else the last iovec, is written with non-temporal
+ * stores (never into a cell). `bulk`, `stream` and whether there is a fill are constants at each
+ * call site, so the hot path compiles to a plain copy into the ring.
  */
 static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
-                              void (*fill)(void *arg, void *dst), void *arg, int stream)
+                              void (*fill)(void *arg, void *dst, int stream), void *arg, int stream)
 {
     size_t len = fill_len;
     for (int i = 0; i < iovcnt; i++)
@@ -347,22 +347,23 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     unsigned char *dst = empi_ring_reserve(tx, len, &slot);
     if (!dst)
         return EMPI_AGAIN;
-    if (stream && iov[iovcnt - 1].iov_len >= EMPI_COPY_VECTOR_MIN) {
+    if (stream && !fill && iov[iovcnt - 1].iov_len >= EMPI_COPY_VECTOR_MIN) {
         dst = empi_ring_copy_iov(dst, iov, iovcnt - 1);
         empi_copy_stream(dst, iov[iovcnt - 1].iov_base, iov[iovcnt - 1].iov_len);
     } else {
         dst = empi_ring_copy_iov(dst, iov, iovcnt);
     }
     if (fill)
-        fill(arg, dst);
+        fill(arg, dst, stream);
     empi_ring_commit(tx, &slot);
     return EMPI_OK;
 }
 
 static int shm_send_fill(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
-                         void (*fill)(void *arg, void *dst), void *arg)
+                         void (*fill)(void *arg, void *dst, int stream), void *arg, int stream)
 {
-    return send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg, 0);
+    return stream ? send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg, 1)
+                  : send_packet(peer, bulk, iov, iovcnt, fill_len, fill, arg, 0);
 }
 
 static int shm_am_send(int peer, const struct iovec *iov, int iovcnt)
