@@ -38,6 +38,7 @@ STAT_READER(unexpected)
 STAT_READER(unexpected_hwm)
 STAT_READER(coop_recvs)
 STAT_READER(coop_chunks_helped)
+STAT_READER(runs_recvs)
 #undef STAT_READER
 
 static uint64_t read_mpi_state(void)
@@ -70,6 +71,8 @@ static const pvar_desc_t pvars[] = {
      "Rendezvous messages received on one node with a cooperative single copy (EMPI_SHM_COOP_MIN)"},
     {"empi_pt2pt_coop_chunks_helped", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
      read_coop_chunks_helped, "Chunks of its own sends this process copied into a receiver's buffer"},
+    {"empi_pt2pt_runs_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_runs_recvs,
+     "Rendezvous messages from a noncontiguous sender read in place run by run (EMPI_SHM_CMA_RUN_MIN)"},
     {"empi_pt2pt_posted_queue_length", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,
      empi_pt2pt_posted_length, "Receives now posted and waiting for a message"},
     {"empi_mpi_state", MPI_T_PVAR_CLASS_STATE, MPI_T_VERBOSITY_USER_DETAIL, read_mpi_state,

@@ -28,6 +28,7 @@ typedef struct empi_unexpected {
     int src, tag, world_src;
     uint64_t bytes;
     uint64_t sreq, addr;     /* rendezvous / sync: sender's ids */
+    uint64_t runs;           /* rendezvous with EMPI_RTS_GETTABLE_RUNS: entries at addr */
     void *data;              /* eager payload (bytes long) */
     struct empi_comm *comm;  /* once handed out by MPI_Mprobe: where its receive raises errors */
     struct empi_unexpected *next, *prev;          /* every unexpected message, arrival order */

@@ -36,6 +36,8 @@ enum {
 /* RTS flags */
 #define EMPI_RTS_GETTABLE 0x1   /* sender's data is contiguous at `addr`: the receiver may read it */
 #define EMPI_RTS_SYNC 0x2
+#define EMPI_RTS_GETTABLE_RUNS 0x4   /* noncontiguous: `addr` holds `runs` struct iovec, the message's
+                                        bytes in order in the sender's memory; the receiver may read them */
 
 typedef struct empi_hdr_match {
     uint8_t type;
@@ -56,6 +58,7 @@ typedef struct empi_hdr_rts {
     uint64_t sreq;
     uint64_t bytes;
     uint64_t addr;
+    uint64_t runs;   /* EMPI_RTS_GETTABLE_RUNS */
 } empi_hdr_rts_t;
 
 #define EMPI_CTS_BULK 0x1       /* send the DATA packets on the transport's bulk channel */

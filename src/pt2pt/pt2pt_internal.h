@@ -69,6 +69,10 @@ int empi_outq_progress(void);
 /* Receive side: hand a matched message to a receive request. */
 void empi_recv_matched_unexpected(empi_request_t *req, empi_unexpected_t *msg);
 void empi_send_complete(empi_request_t *req);
+/* The first `bytes` of (buf, count, dt) as iovec runs in message order (malloc'd, *n entries), or
+   NULL when the runs would average under EMPI_SHM_CMA_RUN_MIN bytes (pt2pt/runs.c). */
+struct iovec *empi_pt2pt_runs(const void *buf, MPI_Count count, const empi_datatype_t *dt, uint64_t bytes,
+                              size_t *n);
 
 /* Release an unexpected message record (and its payload). */
 void empi_unexpected_free(empi_unexpected_t *msg);

@@ -85,19 +85,56 @@ static int rndv_get(empi_request_t *req, int world_src, uint64_t addr, uint64_t 
     return 0;
 }
 
+/* Read a noncontiguous sender's runs in place; 0 on success, -1 to fall back to the rings. */
+static int rndv_get_runs(empi_request_t *req, int world_src, uint64_t addr, uint64_t nruns, uint64_t take)
+{
+    empi_transport_t *tp = empi_p2p.peer_tp[world_src];
+    if (!tp->get_iov || !tp->has_get || nruns == 0 || nruns > take)
+        return -1;
+    size_t nlocal;
+    struct iovec whole = {(char *)req->buf + req->dt->true_lb, (size_t)take}, *local = &whole, *remote = NULL;
+    if (req->dt->is_contig)
+        nlocal = 1;
+    else if (!(local = empi_pt2pt_runs(req->buf, req->count, req->dt, take, &nlocal)))
+        return -1;
+    int rc = -1;
+    if ((remote = malloc((size_t)nruns * sizeof *remote)) &&
+        tp->get(world_src, remote, (const void *)(uintptr_t)addr, (size_t)nruns * sizeof *remote) == EMPI_OK)
+        rc = tp->get_iov(world_src, local, nlocal, remote, (size_t)nruns) == EMPI_OK ? 0 : -1;
+    if (rc == 0)
+        empi_pt2pt_stats.runs_recvs++;
+    free(remote);
+    if (local != &whole)
+        free(local);
+    return rc;
+}
+
 /* Rendezvous receives whose transfer time teaches the choice of streamed ring copies. */
 static int stream_timed(const empi_transport_t *tp, uint64_t bytes)
 {
     return tp->stream_send && bytes >= empi_tunables.shm_stream_min;
 }
 
-static void recv_rndv(empi_request_t *req, int world_src, uint64_t sreq, uint64_t bytes, uint64_t addr,
-                      int flags)
+/* What an RTS offers, whether it just came or waited as an unexpected message. */
+typedef struct {
+    uint64_t sreq, bytes, addr, runs;
+    int flags;
+} rndv_offer_t;
+
+static int read_in_place(empi_request_t *req, int world_src, const rndv_offer_t *o, uint64_t take)
 {
+    if (o->flags & EMPI_RTS_GETTABLE)
+        return (req->dt->is_contig && empi_coop_recv(world_src, (char *)req->buf + req->dt->true_lb, o->addr,
+                                                     take) == 0) ||
+               rndv_get(req, world_src, o->addr, take) == 0;
+    return (o->flags & EMPI_RTS_GETTABLE_RUNS) && rndv_get_runs(req, world_src, o->addr, o->runs, take) == 0;
+}
+
+static void recv_rndv(empi_request_t *req, int world_src, const rndv_offer_t *o)
+{
+    uint64_t sreq = o->sreq, bytes = o->bytes;
     uint64_t take = set_recv_status(req, req->status.MPI_SOURCE, req->status.MPI_TAG, bytes);
-    if ((flags & EMPI_RTS_GETTABLE) &&
-        ((req->dt->is_contig && empi_coop_recv(world_src, (char *)req->buf + req->dt->true_lb, addr, take) == 0) ||
-         rndv_get(req, world_src, addr, take) == 0)) {
+    if (read_in_place(req, world_src, o, take)) {
         send_ack(world_src, EMPI_PKT_FIN, sreq);
         empi_request_set_complete(req);
         return;
@@ -143,7 +180,8 @@ void empi_recv_matched_unexpected(empi_request_t *req, empi_unexpected_t *msg)
     req->status.MPI_SOURCE = msg->src;
     req->status.MPI_TAG = msg->tag;
     if (msg->type == EMPI_PKT_RTS) {
-        recv_rndv(req, msg->world_src, msg->sreq, msg->bytes, msg->addr, msg->rts_flags);
+        rndv_offer_t o = {msg->sreq, msg->bytes, msg->addr, msg->runs, msg->rts_flags};
+        recv_rndv(req, msg->world_src, &o);
     } else {
         if (msg->type == EMPI_PKT_EAGER_SYNC)
             send_ack(msg->world_src, EMPI_PKT_SYNC_ACK, msg->sreq);
@@ -198,6 +236,7 @@ static void store_unexpected(int world_src, const empi_hdr_match_t *m, const voi
         msg->bytes = rts->bytes;
         msg->sreq = rts->sreq;
         msg->addr = rts->addr;
+        msg->runs = rts->runs;
         msg->rts_flags = m->flags;
     } else {
         msg->bytes = payload;
@@ -233,7 +272,8 @@ static void on_match_packet(int world_src, const void *pkt, size_t len)
     }
     default: {
         const empi_hdr_rts_t *rts = pkt;
-        recv_rndv(req, world_src, rts->sreq, rts->bytes, rts->addr, m->flags);
+        rndv_offer_t o = {rts->sreq, rts->bytes, rts->addr, rts->runs, m->flags};
+        recv_rndv(req, world_src, &o);
     }
     }
 }

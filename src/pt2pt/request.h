@@ -65,7 +65,7 @@ struct empi_request {
     int bulk;               /* rendezvous receive whose data comes on the bulk channel */
     int stream;             /* rendezvous whose data is written with non-temporal stores */
     double t_cts;           /* rendezvous receive: when the CTS went (pt2pt/stream_choice.c) */
-    void *tmp;              /* packed copy of a noncontiguous or buffered send */
+    void *tmp;              /* send: the runs its RTS offered for reading in place (pt2pt/runs.c) */
     struct empi_unexpected *msg;  /* matched-probed message (MPI_Mprobe) */
 
     const empi_request_ops_t *ops;

@@ -1,5 +1,6 @@
 /* The sending side of the protocols: choose eager or rendezvous, and push packets out. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/tunables.h"
@@ -9,6 +10,8 @@
 
 void empi_send_complete(empi_request_t *req)
 {
+    free(req->tmp);   /* the runs an RTS offered, read or not by now */
+    req->tmp = NULL;
     empi_p2p.inflight_sends--;
     empi_request_set_complete(req);
 }
@@ -108,9 +111,17 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
     rts.m.tag = req->tag;
     rts.sreq = (uint64_t)(uintptr_t)req;
     rts.bytes = req->bytes;
+    size_t nruns;
+    free(req->tmp);   /* from an earlier try that found no room for the RTS */
+    req->tmp = NULL;
     if (msg_is_contig(req) && tp->has_get) {
         rts.m.flags |= EMPI_RTS_GETTABLE;
         rts.addr = (uint64_t)(uintptr_t)contig_base(req);
+    } else if (tp->has_get && tp->get_iov &&
+               (req->tmp = empi_pt2pt_runs(req->buf, req->count, req->dt, req->bytes, &nruns))) {
+        rts.m.flags |= EMPI_RTS_GETTABLE_RUNS;
+        rts.addr = (uint64_t)(uintptr_t)req->tmp;
+        rts.runs = nruns;
     }
     struct iovec iov = {&rts, sizeof rts};
     int rc = tp->am_send(req->world_peer, &iov, 1);

@@ -94,6 +94,10 @@ struct empi_transport {
      * Returns EMPI_OK, or EMPI_ERROR if this pair cannot do it (the caller falls back to copies).
      */
     int (*get)(int peer, void *local, const void *remote, size_t len);
+    /* Optional: as get, of `peer`'s scattered `remote` ranges in order into the scattered `local`
+       ones, as many bytes as the shorter list holds. */
+    int (*get_iov)(int peer, const struct iovec *local, size_t nlocal, const struct iovec *remote,
+                   size_t nremote);
 
     /*
      * Optional (NULL: none), for cooperative single copies (pt2pt/coop.c), where both processes of

@@ -72,6 +72,21 @@ int empi_cma_mode(const char *setting)
     return on < 0 ? 1 : on ? 2 : 0;
 }
 
+/* The first-refusal policy of both wrappers: 0 to retry (EINTR), -1 to give up on this copy. */
+static int cma_failed(empi_cma_peer_t *peer, int mode, ssize_t n, int write)
+{
+    if (n < 0 && errno == EINTR)
+        return 0;
+    if (n < 0 && errno == EFAULT)
+        return -1;  /* a bad address is the caller's bug, not a reason to give up on the peer */
+    int err = n < 0 ? errno : EIO;
+    peer->usable = 0;
+    if (mode == 2)
+        fprintf(stderr, "EtherMPI: %s pid %d refused (%s); copying through shared memory instead\n",
+                write ? "process_vm_writev to" : "process_vm_readv from", (int)peer->pid, strerror(err));
+    return -1;
+}
+
 /* One direction of CMA: the whole length, resuming after partial copies and EINTR. */
 static int cma_copy(empi_cma_peer_t *peer, int mode, char *local, char *remote, size_t len, int write)
 {
@@ -87,18 +102,75 @@ static int cma_copy(empi_cma_peer_t *peer, int mode, char *local, char *remote, 
             len -= (size_t)n;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EFAULT)
-            return -1;  /* a bad address is the caller's bug, not a reason to give up on the peer */
-        int err = n < 0 ? errno : EIO;
-        peer->usable = 0;
-        if (mode == 2)
-            fprintf(stderr, "EtherMPI: %s pid %d refused (%s); copying through shared memory instead\n",
-                    write ? "process_vm_writev to" : "process_vm_readv from", (int)peer->pid, strerror(err));
-        return -1;
+        if (cma_failed(peer, mode, n, write))
+            return -1;
     }
     return 0;
+}
+
+/* A position in an iovec list: entry i, `off` bytes into it. */
+typedef struct {
+    const struct iovec *v;
+    size_t n, i, off;
+} iov_cursor_t;
+
+/* Up to `max` entries from the cursor, `budget` bytes at most, into out; returns the bytes. */
+static size_t iov_take(const iov_cursor_t *c, struct iovec *out, int max, int *nout, size_t budget)
+{
+    size_t bytes = 0, i = c->i, off = c->off;
+    int k = 0;
+    for (; i < c->n && k < max && bytes < budget; i++, off = 0) {
+        size_t len = c->v[i].iov_len - off;
+        if (len > budget - bytes)
+            len = budget - bytes;
+        out[k++] = (struct iovec){(char *)c->v[i].iov_base + off, len};
+        bytes += len;
+    }
+    *nout = k;
+    return bytes;
+}
+
+static void iov_advance(iov_cursor_t *c, size_t bytes)
+{
+    while (bytes > 0 && c->i < c->n) {
+        size_t left = c->v[c->i].iov_len - c->off;
+        if (bytes < left) {
+            c->off += bytes;
+            return;
+        }
+        bytes -= left;
+        c->i++, c->off = 0;
+    }
+}
+
+/* The kernel takes at most IOV_MAX (1024) entries a side: the lists go in batches that end where
+   the shorter side's batch ends (256 entries: the two batches stay 8 KiB of stack in whichever
+   thread progresses). */
+#define CMA_IOV_BATCH 256
+
+int empi_cma_readv(empi_cma_peer_t *peer, int mode, const struct iovec *local, size_t nlocal,
+                   const struct iovec *remote, size_t nremote)
+{
+    if (!peer->usable)
+        return -1;
+    iov_cursor_t lc = {local, nlocal, 0, 0}, rc = {remote, nremote, 0, 0};
+    struct iovec lb[CMA_IOV_BATCH], rb[CMA_IOV_BATCH];
+    for (;;) {
+        int nl, nr;
+        size_t rbytes = iov_take(&rc, rb, CMA_IOV_BATCH, &nr, SIZE_MAX);
+        size_t lbytes = iov_take(&lc, lb, CMA_IOV_BATCH, &nl, rbytes);
+        if (lbytes == 0)
+            return 0;
+        if (lbytes < rbytes)
+            iov_take(&rc, rb, CMA_IOV_BATCH, &nr, lbytes);
+        ssize_t n = process_vm_readv(peer->pid, lb, (unsigned long)nl, rb, (unsigned long)nr, 0);
+        if (n > 0) {
+            iov_advance(&lc, (size_t)n);
+            iov_advance(&rc, (size_t)n);
+        } else if (cma_failed(peer, mode, n, 0)) {
+            return -1;
+        }
+    }
 }
 
 int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len)

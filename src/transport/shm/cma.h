@@ -25,6 +25,12 @@ int empi_cma_fast_enough(void);
 
 /* Read `len` bytes at `remote` in the peer into `local`. Returns 0 or -1. */
 int empi_cma_read(empi_cma_peer_t *peer, int mode, void *local, const void *remote, size_t len);
+/* Read the peer's scattered `remote` ranges, in order, into the scattered `local` ones: as many
+   bytes as the shorter side holds. Either list may be longer than the kernel's IOV_MAX.
+   Returns 0 or -1. */
+struct iovec;
+int empi_cma_readv(empi_cma_peer_t *peer, int mode, const struct iovec *local, size_t nlocal,
+                   const struct iovec *remote, size_t nremote);
 /* Write `len` bytes at `local` to `remote` in the peer (process_vm_writev). Returns 0 or -1. */
 int empi_cma_write(empi_cma_peer_t *peer, int mode, const void *local, void *remote, size_t len);
 

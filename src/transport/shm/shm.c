@@ -401,6 +401,13 @@ static int shm_get(int peer, void *local, const void *remote, size_t len)
     return cma && empi_cma_read(cma, shm.cma_mode, local, remote, len) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
+static int shm_get_iov(int peer, const struct iovec *local, size_t nlocal, const struct iovec *remote,
+                       size_t nremote)
+{
+    empi_cma_peer_t *cma = cma_peer(peer);
+    return cma && empi_cma_readv(cma, shm.cma_mode, local, nlocal, remote, nremote) == 0 ? EMPI_OK : EMPI_ERROR;
+}
+
 static int shm_put(int peer, const void *local, void *remote, size_t len)
 {
     empi_cma_peer_t *cma = cma_peer(peer);
@@ -432,6 +439,7 @@ empi_transport_t empi_transport_shm = {
     .send_fill = shm_send_fill,
     .bulk_expect = shm_bulk_expect,
     .get = shm_get,
+    .get_iov = shm_get_iov,
     .put = shm_put,
     .shared_line = shm_shared_line,
     .wait_fd = shm_wait_fd,
