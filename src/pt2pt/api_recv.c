@@ -14,16 +14,20 @@ static int recv_blocking(const char *fn, void *buf, MPI_Count count, MPI_Datatyp
     if (rc == MPI_SUCCESS) {
         empi_request_t *req;
         rc = empi_irecv(buf, count, dt, source, tag, c, c->context_id, &req);
+        int from = source, with_tag = tag;
         if (rc == MPI_SUCCESS) {
             empi_request_wait(req);
             empi_status_out(status, &req->status);
             rc = req->status.MPI_ERROR;
+            from = req->status.MPI_SOURCE, with_tag = req->status.MPI_TAG;
             empi_request_release(req);
         }
         if (rc == MPI_ERR_TRUNCATE)
-            rc = empi_err_comm(c, rc, "%s: message from rank %d is longer than the receive buffer (%lld x %s)", fn,
-                               status != MPI_STATUS_IGNORE ? status->MPI_SOURCE : source, (long long)count,
-                               dt->name);
+            rc = empi_err_comm(c, rc,
+                               "%s: the message from rank %d with tag %d is longer than the receive buffer "
+                               "(%lld bytes: count %lld of %s)",
+                               fn, from, with_tag, (long long)(count * dt->size), (long long)count,
+                               dt->name[0] ? dt->name : "a derived datatype");
         else if (rc != MPI_SUCCESS)
             rc = empi_err_comm(c, rc, "%s: receive failed", fn);
     }

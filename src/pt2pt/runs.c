@@ -10,6 +10,9 @@
 #include "core/tunables.h"
 #include "pt2pt/pt2pt_internal.h"
 
+/* Most runs in a list (4 MiB of it): the list is allocated at its largest before the walk counts. */
+#define EMPI_RUNS_MAX ((uint64_t)1 << 18)
+
 typedef struct {
     struct iovec *v;
     size_t n, max;
@@ -36,7 +39,8 @@ struct iovec *empi_pt2pt_runs(const void *buf, MPI_Count count, const empi_datat
     uint64_t min = empi_tunables.shm_cma_run_min;
     if (min == 0 || bytes < min)
         return NULL;
-    run_list_t l = {NULL, 0, (size_t)(bytes / min), (char *)(uintptr_t)buf, bytes};
+    uint64_t max = bytes / min < EMPI_RUNS_MAX ? bytes / min : EMPI_RUNS_MAX;
+    run_list_t l = {NULL, 0, (size_t)max, (char *)(uintptr_t)buf, bytes};
     if (!(l.v = malloc(l.max * sizeof *l.v)))
         return NULL;
     if (empi_dt_runs(count, dt, add_run, &l) != 2) {

@@ -5,7 +5,9 @@
  */
 #include "empi_test.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check_class(int code, int want, const char *what) {
   int cls = -1;
@@ -34,6 +36,20 @@ int main(int argc, char **argv) {
     CHECK_MPI(MPI_Isend(sb, lens[i], MPI_BYTE, right, 1, comm, &sq));
     CHECK_ERR(MPI_Recv(rb, lens[i] / 2, MPI_BYTE, left, 1, comm, &st), MPI_ERR_TRUNCATE);
     /* The send side completes normally: truncation is the receiver's error. */
+    CHECK_MPI(MPI_Wait(&sq, MPI_STATUS_IGNORE));
+  }
+
+  /* The message names the sender and tag that arrived, not MPI_ANY_SOURCE / MPI_ANY_TAG, even
+     with MPI_STATUS_IGNORE. */
+  {
+    empi_fill(sb, 100, empi_seed(rank, right, 3));
+    CHECK_MPI(MPI_Isend(sb, 100, MPI_BYTE, right, 3, comm, &sq));
+    int code = MPI_Recv(rb, 50, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE), len;
+    check_class(code, MPI_ERR_TRUNCATE, "any-source receive");
+    char msg[MPI_MAX_ERROR_STRING], want[64];
+    CHECK_MPI(MPI_Error_string(code, msg, &len));
+    snprintf(want, sizeof want, "from rank %d with tag 3", left);
+    CHECK(strstr(msg, want) != NULL, "truncation message \"%s\" does not say \"%s\"", msg, want);
     CHECK_MPI(MPI_Wait(&sq, MPI_STATUS_IGNORE));
   }
 
