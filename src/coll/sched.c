@@ -393,7 +393,7 @@ int empi_sched_run(empi_sched_t *s)
         if (ev == 0) {
             /* oversubscribed: the rank we wait for may need our core; give it at once */
             if (empi_g.oversubscribed && !empi_g.thread_multiple)
-                sched_yield();
+                empi_progress_yield(&idle);
             else
                 empi_progress_idle(&idle);
         } else {

@@ -142,6 +142,7 @@ static void layers_down(void (*quiesced)(void))
     /* Nobody stops reading before everyone is here: a process waiting for its sends below needs its
        receivers to take them, or to withdraw those it cancelled (a cancelled synchronous or
        rendezvous send waits for the receiver's answer). The barrier runs on progress. */
+    empi_progress_leaving();
     empi_coll_set_t all;
     empi_comm_set_all_of(&empi_comm_boot, &all, EMPI_COMM_CREATE_TAG);
     int here = 1;

@@ -2,9 +2,13 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 
+#include "core/clock.h"
+#include "core/error.h"
 #include "core/global.h"
 #include "core/tunables.h"
+#include "runtime/procs.h"
 #include "transport/transport.h"
 
 #define EMPI_MAX_PROGRESS_HOOKS 16
@@ -109,9 +113,106 @@ static void yield_cpu(void)
     empi_relock(depth);
 }
 
+/*
+ * The deadlock watch. Processes that wait in blocking MPI calls with nothing moving for
+ * EMPI_DEADLOCK_TIMEOUT seconds while all the others are in MPI_Finalize wait for each other
+ * forever: none of them can send anything new. Collective calls that disagree about counts, roots
+ * or order end like this, as does a receive nobody sends. The job then ends with a message instead
+ * of hanging. Each waiting process publishes when its wait began and when it last looked (the
+ * transports' publish_wait); one that has waited long enough checks the others, and reports once
+ * the same picture holds a second later (a packet still in flight would have moved someone by
+ * then). Only where every transport can tell (one host); never under MPI_THREAD_MULTIPLE (another
+ * thread may still send) or with a progress thread (which takes the events a wait would see), or
+ * with other jobs connected; and not in calls that must return at once: a program may poll between
+ * long computations.
+ */
+#define WATCH_PASSES 64                 /* look at the clock every this many empty passes */
+#define WATCH_PUBLISH_NS 100000000u     /* refresh what the peers see this often */
+#define WATCH_FRESH_NS 2000000000u      /* a peer not seen waiting for this long may be computing */
+#define WATCH_CONFIRM_NS 1000000000u    /* the second look */
+static int leaving;                     /* this process is in MPI_Finalize's closing barrier */
+static struct {
+    uint64_t start, published, suspect_at, suspect_print;
+} watch;
+
+static void publish_wait(uint64_t start, uint64_t seen)
+{
+    for (int i = 0; i < ntransports; i++)
+        if (transports[i]->publish_wait)
+            transports[i]->publish_wait(start, seen);
+}
+
+/* 1 when every peer is leaving or has waited since `before` and looked again within `fresh` ns;
+   *print: who waits since when. */
+static int peers_stuck(uint64_t now, uint64_t before, uint64_t fresh, uint64_t *print)
+{
+    if (empi_procs_total() != empi_g.boot.size)
+        return 0;
+    *print = 0;
+    for (int i = 0; i < ntransports; i++) {
+        uint64_t latest, fp;
+        if (!transports[i]->peers_waiting || !transports[i]->peers_waiting(now, fresh, &latest, &fp) ||
+            latest > before)
+            return 0;
+        *print = *print * 31u + fp;
+    }
+    return 1;
+}
+
+static void watch_stall(int passes)
+{
+    if (passes % WATCH_PASSES != 0 || leaving || empi_tunables.deadlock_timeout <= 0 || empi_g.thread_multiple ||
+        empi_tunables.async_progress)
+        return;
+    uint64_t now = empi_now_ns(), limit = (uint64_t)empi_tunables.deadlock_timeout * 1000000000u;
+    if (passes == WATCH_PASSES) {
+        watch.start = now;
+        watch.suspect_at = 0;
+    }
+    if (passes == WATCH_PASSES || now - watch.published >= WATCH_PUBLISH_NS) {
+        publish_wait(watch.start, now);
+        watch.published = now;
+    }
+    if (now - watch.start < limit || (watch.suspect_at && now - watch.suspect_at < WATCH_CONFIRM_NS))
+        return;
+    /* The second look wants every waiting peer to have looked again since the first: one whose
+       wait ended stops looking, though its record would seem fresh for a while yet. */
+    uint64_t print, first = !watch.suspect_at;
+    if (!peers_stuck(now, now - limit, first ? WATCH_FRESH_NS : now - watch.suspect_at, &print) ||
+        (!first && print != watch.suspect_print)) {
+        watch.suspect_at = 0;
+        return;
+    }
+    if (first) {
+        watch.suspect_at = now;
+        watch.suspect_print = print;
+        return;
+    }
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "rank %d has waited in MPI for %llu s with nothing moving, and every other process is in "
+             "MPI_Finalize or waits the same way: no wait can ever end (collective calls that do not "
+             "match across the processes: counts, roots, datatypes or order; or a receive no process sends)",
+             empi_g.boot.rank, (unsigned long long)((now - watch.start) / 1000000000u));
+    empi_fatal(MPI_ERR_OTHER, msg);
+}
+
+void empi_progress_leaving(void)
+{
+    leaving = 1;
+    publish_wait(EMPI_WAIT_LEAVING, 0);
+}
+
+void empi_progress_yield(int *idle_passes)
+{
+    watch_stall(++*idle_passes);
+    sched_yield();
+}
+
 void empi_progress_idle(int *idle_passes)
 {
     int passes = ++*idle_passes, yield = should_yield(passes);
+    watch_stall(passes);
     int sleep = yield && (yield_mode == 2 || passes > empi_tunables.spin_count * 64);
     if (empi_g.thread_multiple) {
         if (yield || passes > empi_tunables.spin_count)

@@ -31,6 +31,11 @@ int empi_progress_wait_fds(struct pollfd *fds, int max);
 
 /* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
 void empi_progress_idle(int *idle_passes);
+/* The same for waits that give the core away at once (ranks outnumbering cores): yields. */
+void empi_progress_yield(int *idle_passes);
+/* This process enters MPI_Finalize's closing barrier: the transports tell their peers, whose
+   deadlock watch (progress.c) may then find a wait of theirs hopeless. */
+void empi_progress_leaving(void);
 
 /*
  * The pass of a call that must return at once (MPI_Test*, MPI_Iprobe, MPI_Request_get_status*,

@@ -148,7 +148,20 @@ struct empi_transport {
      * up to total - 1: reach them too, starting up first if this transport had nothing to do.
      */
     int (*add_peers)(int total);
+
+    /*
+     * Optional, both or neither (NULL: this transport cannot tell, and no wait is ever declared
+     * hopeless); for the deadlock watch of core/progress.c. publish_wait: this process has waited
+     * in MPI with nothing moving since `start` (ns, CLOCK_MONOTONIC; EMPI_WAIT_LEAVING: it is in
+     * MPI_Finalize's closing barrier), and looked again at `seen`. peers_waiting: 1 when every peer
+     * this transport reaches is leaving, or was seen waiting no longer than `fresh` ns ago; then
+     * *latest is the latest start among those waiting (0 if none) and *fingerprint changes whenever
+     * one of them starts another wait.
+     */
+    void (*publish_wait)(uint64_t start, uint64_t seen);
+    int (*peers_waiting)(uint64_t now, uint64_t fresh, uint64_t *latest, uint64_t *fingerprint);
 };
+#define EMPI_WAIT_LEAVING UINT64_MAX
 
 enum { EMPI_WAIT_POLL = -1, EMPI_WAIT_NOTHING = -2 };
 

@@ -250,7 +250,7 @@ int empi_shm_run_direct(empi_shm_op_t *o)
             return r < 0 ? -r : MPI_SUCCESS;
         if (empi_progress_poll() == 0) {
             if (empi_g.oversubscribed && !empi_g.thread_multiple)
-                sched_yield();
+                empi_progress_yield(&idle);
             else
                 empi_progress_idle(&idle);
         } else {

@@ -132,6 +132,20 @@ static int self_get(int peer, void *local, const void *remote, size_t len)
     return EMPI_OK;
 }
 
+/* A process has no peers here: it only waits on itself. */
+static void self_publish_wait(uint64_t start, uint64_t seen)
+{
+    (void)start, (void)seen;
+}
+
+static int self_peers_waiting(uint64_t now, uint64_t fresh, uint64_t *latest, uint64_t *fingerprint)
+{
+    (void)now, (void)fresh;
+    *latest = 0;
+    *fingerprint = 0;
+    return 1;
+}
+
 static int self_wait_fd(void)
 {
     return self_q.head ? EMPI_WAIT_POLL : EMPI_WAIT_NOTHING;
@@ -148,4 +162,6 @@ empi_transport_t empi_transport_self = {
     .am_send = self_am_send,
     .get = self_get,
     .wait_fd = self_wait_fd,
+    .publish_wait = self_publish_wait,
+    .peers_waiting = self_peers_waiting,
 };

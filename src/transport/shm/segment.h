@@ -23,6 +23,8 @@
 typedef struct empi_shm_slot {
     int32_t world_rank;
     int32_t pid;
+    /* What this process waits on, for the deadlock watch (transport publish_wait). */
+    _Atomic uint64_t wait_start, wait_seen;
 } empi_shm_slot_t;
 
 typedef struct empi_shm_header {

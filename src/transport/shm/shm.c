@@ -408,6 +408,38 @@ static int shm_get_iov(int peer, const struct iovec *local, size_t nlocal, const
     return cma && empi_cma_readv(cma, shm.cma_mode, local, nlocal, remote, nremote) == 0 ? EMPI_OK : EMPI_ERROR;
 }
 
+static void shm_publish_wait(uint64_t start, uint64_t seen)
+{
+    if (!shm.seg.hdr)
+        return;
+    empi_shm_slot_t *me = &shm.seg.hdr->slots[shm.local_of_world[shm.my_world_rank]];
+    atomic_store_explicit(&me->wait_start, start, memory_order_relaxed);
+    atomic_store_explicit(&me->wait_seen, seen, memory_order_release);
+}
+
+/* Only when the whole job is on this node: processes elsewhere cannot be seen. */
+static int shm_peers_waiting(uint64_t now, uint64_t fresh, uint64_t *latest, uint64_t *fingerprint)
+{
+    if (!shm.seg.hdr || shm.seg.local_size != shm.world_size)
+        return 0;
+    *latest = 0;
+    *fingerprint = 0;
+    for (int l = 0; l < shm.seg.local_size; l++) {
+        empi_shm_slot_t *s = &shm.seg.hdr->slots[l];
+        if (s->world_rank == shm.my_world_rank)
+            continue;
+        uint64_t seen = atomic_load_explicit(&s->wait_seen, memory_order_acquire);
+        uint64_t start = atomic_load_explicit(&s->wait_start, memory_order_relaxed);
+        if (start == EMPI_WAIT_LEAVING)
+            continue;
+        if (start == 0 || seen + fresh < now)
+            return 0;
+        *latest = start > *latest ? start : *latest;
+        *fingerprint = *fingerprint * 1000003u + start;
+    }
+    return 1;
+}
+
 static int shm_put(int peer, const void *local, void *remote, size_t len)
 {
     empi_cma_peer_t *cma = cma_peer(peer);
@@ -440,6 +472,8 @@ empi_transport_t empi_transport_shm = {
     .bulk_expect = shm_bulk_expect,
     .get = shm_get,
     .get_iov = shm_get_iov,
+    .publish_wait = shm_publish_wait,
+    .peers_waiting = shm_peers_waiting,
     .put = shm_put,
     .shared_line = shm_shared_line,
     .wait_fd = shm_wait_fd,
