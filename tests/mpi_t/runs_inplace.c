@@ -42,6 +42,17 @@ static unsigned char *stream_of(layout_t s, uint32_t seed) {
   return out;
 }
 
+/* Rank 0's side: a buffer laid out as s, filled from seed, sent to rank 1. */
+static void send_layout(layout_t s, uint32_t seed, int tag) {
+  unsigned char *span = malloc(span_of(s));
+  CHECK(span, "out of memory");
+  empi_fill(span, span_of(s), seed);
+  MPI_Datatype t = type_of(s);
+  CHECK_MPI(MPI_Send(span, 1, t, 1, tag, MPI_COMM_WORLD));
+  MPI_Type_free(&t);
+  free(span);
+}
+
 /* Every byte of a receive buffer laid out as r: the first `got` stream bytes in its blocks, the
    gap byte everywhere else. */
 static void check_received(const char *what, const unsigned char *buf, layout_t r, const unsigned char *stream,
@@ -79,12 +90,7 @@ static const case_t cases[] = {
 static void run_case(const case_t *c, int rank, int tag) {
   uint32_t seed = empi_seed(0, 1, tag);
   if (rank == 0) {
-    unsigned char *span = malloc(span_of(c->send));
-    empi_fill(span, span_of(c->send), seed);
-    MPI_Datatype t = type_of(c->send);
-    CHECK_MPI(MPI_Send(span, 1, t, 1, tag, MPI_COMM_WORLD));
-    MPI_Type_free(&t);
-    free(span);
+    send_layout(c->send, seed, tag);
   } else if (rank == 1) {
     unsigned char *buf = malloc(span_of(c->recv)), *stream = stream_of(c->send, seed);
     memset(buf, GAP_BYTE, span_of(c->recv));
@@ -105,12 +111,7 @@ static void truncating(int rank, int tag) {
   layout_t s = {64, 8192, 12288}, r = {40, 8192, 9000};
   uint32_t seed = empi_seed(0, 1, tag);
   if (rank == 0) {
-    unsigned char *span = malloc(span_of(s));
-    empi_fill(span, span_of(s), seed);
-    MPI_Datatype t = type_of(s);
-    CHECK_MPI(MPI_Send(span, 1, t, 1, tag, MPI_COMM_WORLD));
-    MPI_Type_free(&t);
-    free(span);
+    send_layout(s, seed, tag);
   } else if (rank == 1) {
     unsigned char *buf = malloc(span_of(r) + 4096), *stream = stream_of(s, seed);
     memset(buf, GAP_BYTE, span_of(r) + 4096);
@@ -137,14 +138,7 @@ static void unexpected(int rank, int tag) {
   layout_t s = {64, 8192, 12288}, r = {1, 524288, 524288};
   uint32_t seed = empi_seed(0, 1, tag);
   if (rank == 0) {
-    unsigned char *span = malloc(span_of(s));
-    empi_fill(span, span_of(s), seed);
-    MPI_Datatype t = type_of(s);
-    MPI_Request rq;
-    CHECK_MPI(MPI_Isend(span, 1, t, 1, tag, MPI_COMM_WORLD, &rq));
-    CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    MPI_Type_free(&t);
-    free(span);
+    send_layout(s, seed, tag);
   } else if (rank == 1) {
     unsigned char *buf = malloc(bytes_of(r)), *stream = stream_of(s, seed);
     int flag = 0;
