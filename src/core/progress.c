@@ -177,7 +177,8 @@ static void watch_stall(int passes)
         return;
     /* The second look wants every waiting peer to have looked again since the first: one whose
        wait ended stops looking, though its record would seem fresh for a while yet. */
-    uint64_t print, first = !watch.suspect_at;
+    uint64_t print;
+    int first = !watch.suspect_at;
     if (!peers_stuck(now, now - limit, first ? WATCH_FRESH_NS : now - watch.suspect_at, &print) ||
         (!first && print != watch.suspect_print)) {
         watch.suspect_at = 0;
