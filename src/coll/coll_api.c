@@ -224,6 +224,18 @@ static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, 
 }
 
 /* Build and run/launch; raises on failure. Releases s on every path except a launched request. */
+
+/* A collective's own failure, raised on comm. Truncation means the processes' counts or datatypes
+   disagree: say so, since the class alone points at the receive buffer. */
+static int coll_failed(empi_comm_t *comm, int rc, const char *fn, int coll)
+{
+    if (rc == MPI_ERR_TRUNCATE)
+        return empi_err_comm(comm, rc,
+                             "%s: another process sent more data than this one's count and datatype take "
+                             "(message truncated): the processes' counts or datatypes disagree",
+                             fn);
+    return empi_err_comm(comm, rc, "%s: the %s failed", fn, empi_coll_name(coll));
+}
 static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode, MPI_Request *request)
 {
     empi_comm_t *c = a->comm;
@@ -249,7 +261,7 @@ static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode
         rc = empi_sched_run(s);
         empi_sched_free(s);
         if (rc != MPI_SUCCESS)
-            return empi_err_comm(c, rc, "%s: the %s failed", fn, empi_coll_name(a->coll));
+            return coll_failed(c, rc, fn, a->coll);
         return MPI_SUCCESS;
     }
     empi_request_t *req;
@@ -303,7 +315,7 @@ static int finish(const char *fn, empi_coll_args_t *a, int mode, MPI_Request *re
         if (run_fast(alg, a, &rc)) {
             empi_unlock();
             if (rc != MPI_SUCCESS)
-                return empi_err_comm(a->comm, rc, "%s: the %s failed", fn, empi_coll_name(a->coll));
+                return coll_failed(a->comm, rc, fn, a->coll);
             return MPI_SUCCESS;
         }
         empi_sched_init_tag(&stack, a->comm, a->tag);

@@ -65,6 +65,13 @@ static void gatherv(int root, int sent, int room, int form)
     int want = rank == root && sent > room && p > 1 ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     CHECK(eclass == want, "gatherv root %d sent %d room %d form %d: rank %d got class %d, want %d", root, sent, room,
           form, rank, eclass, want);
+    if (eclass == MPI_ERR_TRUNCATE && form == EMPI_FORM_BLOCKING) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, msg, &len);
+        CHECK(strstr(msg, "MPI_Gatherv") && strstr(msg, "counts or datatypes disagree"),
+              "gatherv truncation message \"%s\" does not name the call and the cause", msg);
+    }
     for (int r = 0; rank == root && r < p; r++)
         if (r != root)
             check_block(rbuf + displs[r], r, sent, room, "gatherv", form);
