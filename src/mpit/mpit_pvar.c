@@ -52,7 +52,7 @@ static const pvar_desc_t pvars[] = {
     {"empi_pt2pt_bytes_sent", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_USER_BASIC, read_bytes_sent,
      "Bytes of point-to-point messages sent"},
     {"empi_pt2pt_eager_sends", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC, read_eager_sends,
-     "Messages sent with the eager protocol (at most EMPI_EAGER_LIMIT bytes)"},
+     "Messages sent with the eager protocol (at most EMPI_EAGER_LIMIT bytes, or into a free shm cell)"},
     {"empi_pt2pt_rndv_sends", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_BASIC, read_rndv_sends,
      "Messages sent with the rendezvous protocol"},
     {"empi_pt2pt_deferred_sends", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_deferred_sends,

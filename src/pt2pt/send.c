@@ -192,8 +192,10 @@ int empi_send_start(empi_request_t *req)
     if (!tp)
         return MPI_ERR_RANK;
     size_t hdr = req->mode == EMPI_MODE_SYNC ? sizeof(empi_hdr_eager_sync_t) : sizeof(empi_hdr_match_t);
-    int eager = req->bytes <= empi_tunables.eager_limit && req->bytes + hdr <= tp->max_packet &&
-                !(tp->rndv_min && req->bytes >= tp->rndv_min);
+    int eager = (req->bytes <= empi_tunables.eager_limit && req->bytes + hdr <= tp->max_packet &&
+                 !(tp->rndv_min && req->bytes >= tp->rndv_min)) ||
+                (tp->eager_fits && req->bytes + hdr <= tp->max_packet && !empi_p2p.outq[req->world_peer].head &&
+                 tp->eager_fits(req->world_peer, req->bytes + hdr));
     req->proto_state = eager ? EMPI_SEND_EAGER_QUEUED : EMPI_SEND_RTS_QUEUED;
     empi_pt2pt_stats.sends++;
     empi_pt2pt_stats.bytes_sent += req->bytes;

@@ -43,6 +43,10 @@ struct empi_transport {
     size_t rndv_min;
     /* Most payload bytes of one rendezvous DATA packet (0: EMPI_RNDV_CHUNK decides). */
     size_t data_chunk;
+    /* Optional: 1 if a packet of `len` bytes would go to `peer` right now into memory this core
+       already holds (shm: a cell this side read last). Such sends go eagerly whatever the limits
+       above: a ping-pong's large messages skip the rendezvous round trip. */
+    int (*eager_fits)(int peer, size_t len);
 
     /*
      * Set up for the job described by `boot`; may use the bootstrap key-value exchange (collective

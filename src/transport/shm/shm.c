@@ -359,6 +359,12 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     return EMPI_OK;
 }
 
+static int shm_eager_fits(int peer, size_t len)
+{
+    return len >= shm.cell_min && len <= shm.cell_stride && shm_reaches(peer) &&
+           shm.outbox[shm.local_of_world[peer]].cells.n;
+}
+
 static int shm_send_fill(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
                          void (*fill)(void *arg, void *dst, int stream), void *arg, int stream)
 {
@@ -469,6 +475,7 @@ empi_transport_t empi_transport_shm = {
     .bulk_send = shm_bulk_send,
     .stream_send = shm_stream_send,
     .send_fill = shm_send_fill,
+    .eager_fits = shm_eager_fits,
     .bulk_expect = shm_bulk_expect,
     .get = shm_get,
     .get_iov = shm_get_iov,
