@@ -45,6 +45,8 @@ void empi_progress_add_hook(empi_progress_hook_fn fn)
         hooks[nhooks++] = fn;
 }
 
+unsigned long empi_progress_moves;
+
 int empi_progress_poll(void)
 {
     int events = 0;
@@ -52,6 +54,8 @@ int empi_progress_poll(void)
         events += transports[i]->progress();
     for (int i = 0; i < nhooks; i++)
         events += hooks[i]();
+    if (events)
+        empi_progress_moved();
     return events;
 }
 
@@ -133,6 +137,7 @@ static void yield_cpu(void)
 static int leaving;                     /* this process is in MPI_Finalize's closing barrier */
 static struct {
     uint64_t start, published, suspect_at, suspect_print;
+    unsigned long moves;   /* empi_progress_moves when the quiet began */
 } watch;
 
 static void publish_wait(uint64_t start, uint64_t seen)
@@ -165,11 +170,15 @@ static void watch_stall(int passes)
         empi_tunables.async_progress)
         return;
     uint64_t now = empi_now_ns(), limit = (uint64_t)empi_tunables.deadlock_timeout * 1000000000u;
-    if (passes == WATCH_PASSES) {
+    /* A wait's loop counts polls that delivered nothing, but a collective may advance by reading
+       shared memory without delivering anything: any movement starts the quiet over. */
+    int fresh_quiet = passes == WATCH_PASSES || watch.moves != empi_progress_moves;
+    if (fresh_quiet) {
         watch.start = now;
+        watch.moves = empi_progress_moves;
         watch.suspect_at = 0;
     }
-    if (passes == WATCH_PASSES || now - watch.published >= WATCH_PUBLISH_NS) {
+    if (fresh_quiet || now - watch.published >= WATCH_PUBLISH_NS) {
         publish_wait(watch.start, now);
         watch.published = now;
     }

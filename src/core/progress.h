@@ -29,6 +29,14 @@ struct pollfd;
 #define EMPI_MAX_WAIT_FDS 8
 int empi_progress_wait_fds(struct pollfd *fds, int max);
 
+/* Anything that moved in this process: packets, collective steps (the deadlock watch tells a slow
+   wait from a stuck one by it). Bumped under the library lock. */
+extern unsigned long empi_progress_moves;
+static inline void empi_progress_moved(void)
+{
+    empi_progress_moves++;
+}
+
 /* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
 void empi_progress_idle(int *idle_passes);
 /* The same for waits that give the core away at once (ranks outnumbering cores): yields. */

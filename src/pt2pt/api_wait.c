@@ -345,7 +345,9 @@ static int some(const char *fn, int blocking, int incount, MPI_Request reqs[], i
         if (n == 0) {
             int idle = 0;
             do {
-                if ((blocking ? empi_progress_poll() : empi_progress_test()) == 0 && blocking)
+                if ((blocking ? empi_progress_poll() : empi_progress_test()) != 0)
+                    idle = 0;
+                else if (blocking)
                     empi_progress_idle(&idle);
                 n = collect_some(incount, reqs, indices, statuses, &errs, &failed_on);
             } while (n == 0 && blocking);

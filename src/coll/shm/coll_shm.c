@@ -210,7 +210,10 @@ static int drive(empi_shm_op_t *o)
         o->cnt = o->count - o->done_elems < o->piece ? o->count - o->done_elems : o->piece;
         o->len = (size_t)o->cnt * o->esize;
         o->off0 = (size_t)o->done_elems * o->esize;
+        int phase = o->phase;
         int r = o->step(o);
+        if (r != 0 || o->phase != phase)
+            empi_progress_moved();   /* no packet says so (the deadlock watch, core/progress.c) */
         if (r <= 0)
             return r;
         o->done_elems += o->cnt;
