@@ -182,13 +182,17 @@ static void strided_runs32_avx2(char *mem, MPI_Aint stride, MPI_Count run, MPI_C
  * 8- and 16-byte headers): 8-byte streaming stores reach the first 32-byte boundary and finish the
  * run, 32-byte ones do the rest, so no line mixes cached and streamed stores.
  */
+static inline void nt8(char *d, const char *s)
+{
+    long long v;
+    memcpy(&v, s, 8);
+    _mm_stream_si64((long long *)(void *)d, v);
+}
+
 __attribute__((target("avx2"))) static inline void nt_run(char *d, const char *s, MPI_Count n)
 {
-    for (; ((uintptr_t)d & 31) && n; d += 8, s += 8, n -= 8) {
-        long long v;
-        memcpy(&v, s, 8);
-        _mm_stream_si64((long long *)(void *)d, v);
-    }
+    for (; ((uintptr_t)d & 31) && n; d += 8, s += 8, n -= 8)
+        nt8(d, s);
     for (; n >= 128; d += 128, s += 128, n -= 128) {
         __m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)s);
         __m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32));
@@ -201,11 +205,8 @@ __attribute__((target("avx2"))) static inline void nt_run(char *d, const char *s
     }
     for (; n >= 32; d += 32, s += 32, n -= 32)
         _mm256_stream_si256((__m256i *)(void *)d, _mm256_loadu_si256((const __m256i *)(const void *)s));
-    for (; n; d += 8, s += 8, n -= 8) {
-        long long v;
-        memcpy(&v, s, 8);
-        _mm_stream_si64((long long *)(void *)d, v);
-    }
+    for (; n; d += 8, s += 8, n -= 8)
+        nt8(d, s);
 }
 
 __attribute__((target("avx2"))) static void pack_runs32_nt_avx2(const char *mem, MPI_Aint stride, MPI_Count run,

@@ -191,11 +191,11 @@ int empi_send_start(empi_request_t *req)
     empi_transport_t *tp = empi_p2p.peer_tp[req->world_peer];
     if (!tp)
         return MPI_ERR_RANK;
-    size_t hdr = req->mode == EMPI_MODE_SYNC ? sizeof(empi_hdr_eager_sync_t) : sizeof(empi_hdr_match_t);
-    int eager = (req->bytes <= empi_tunables.eager_limit && req->bytes + hdr <= tp->max_packet &&
-                 !(tp->rndv_min && req->bytes >= tp->rndv_min)) ||
-                (tp->eager_fits && req->bytes + hdr <= tp->max_packet && !empi_p2p.outq[req->world_peer].head &&
-                 tp->eager_fits(req->world_peer, req->bytes + hdr));
+    size_t pkt = req->bytes + (req->mode == EMPI_MODE_SYNC ? sizeof(empi_hdr_eager_sync_t) : sizeof(empi_hdr_match_t));
+    int queued = empi_p2p.outq[req->world_peer].head != NULL;
+    int eager = pkt <= tp->max_packet &&
+                ((req->bytes <= empi_tunables.eager_limit && !(tp->rndv_min && req->bytes >= tp->rndv_min)) ||
+                 (!queued && tp->eager_fits && tp->eager_fits(req->world_peer, pkt)));
     req->proto_state = eager ? EMPI_SEND_EAGER_QUEUED : EMPI_SEND_RTS_QUEUED;
     empi_pt2pt_stats.sends++;
     empi_pt2pt_stats.bytes_sent += req->bytes;
@@ -206,7 +206,7 @@ int empi_send_start(empi_request_t *req)
     empi_p2p.inflight_sends++;
     /* Behind queued packets to the same peer we must wait our turn: FIFO per pair is what keeps
        messages from overtaking each other. */
-    int rc = empi_p2p.outq[req->world_peer].head ? EMPI_AGAIN : empi_send_push(req);
+    int rc = queued ? EMPI_AGAIN : empi_send_push(req);
     if (rc == EMPI_AGAIN)
         empi_outq_push_req(req->world_peer, req);
     else if (rc != EMPI_OK)

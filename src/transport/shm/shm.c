@@ -300,6 +300,12 @@ static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, 
     return EMPI_OK;
 }
 
+/* A packet of len bytes goes into a cell of this pair: its size is a cell's, and this side holds one. */
+static inline int takes_cell(const shm_outbox_t *box, size_t len)
+{
+    return len >= shm.cell_min && len <= shm.cell_stride && box->cells.n;
+}
+
 /*
  * The first packet through a ring populates all its pages at once. They are allocated only when a
  * pair first talks (a rank's incoming rings no longer take the whole ring budget at start-up, 8 MiB
@@ -337,8 +343,7 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
     /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
        the bulk channel either: messages that big leave the cache anyway. */
-    if (!bulk && len >= shm.cell_min && len <= shm.cell_stride && box->cells.n &&
-        send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
+    if (!bulk && takes_cell(box, len) && send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
         return EMPI_OK;
     if (EMPI_UNLIKELY(!box->mapped[bulk]))
         map_ring(box, bulk);
@@ -361,8 +366,7 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
 
 static int shm_eager_fits(int peer, size_t len)
 {
-    return len >= shm.cell_min && len <= shm.cell_stride && shm_reaches(peer) &&
-           shm.outbox[shm.local_of_world[peer]].cells.n;
+    return shm_reaches(peer) && takes_cell(&shm.outbox[shm.local_of_world[peer]], len);
 }
 
 static int shm_send_fill(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
