@@ -18,6 +18,7 @@
 
 #include "coll/coll.h"
 #include "coll/coll_algs.h"
+#include "coll/shm/coll_shm.h"
 #include "core/global.h"
 #include "core/tunables.h"
 #include "runtime/bootstrap.h"
@@ -46,7 +47,7 @@ static const empi_coll_alg_t registry[] = {
      "binomial tree (rooted at 0 then forwarded for non-commutative ops)"},
     {EMPI_COLL_REDUCE, "reduce_scatter_gather", EMPI_ALG_COMMUTATIVE, empi_reduce_rsag,
      "recursive-halving reduce-scatter then binomial gather (Rabenseifner)"},
-    {EMPI_COLL_REDUCE, "shm", EMPI_ALG_SINGLE_NODE, empi_reduce_shm,
+    {EMPI_COLL_REDUCE, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_shm,
      "ranks reduce disjoint slices in a node-wide shared buffer", empi_reduce_shm_fast},
 
     {EMPI_COLL_REDUCE, "hier", EMPI_ALG_MULTI_NODE | EMPI_ALG_BLOCKING | EMPI_ALG_COMMUTATIVE, empi_reduce_hier,
@@ -59,10 +60,10 @@ static const empi_coll_alg_t registry[] = {
      "recursive-halving reduce-scatter then recursive-doubling allgather"},
     {EMPI_COLL_ALLREDUCE, "ring", EMPI_ALG_COMMUTATIVE, empi_allreduce_ring,
      "ring reduce-scatter then ring allgather, p-1 steps each"},
-    {EMPI_COLL_ALLREDUCE, "shm", EMPI_ALG_SINGLE_NODE, empi_allreduce_shm,
+    {EMPI_COLL_ALLREDUCE, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm,
      "copy in, reduce disjoint slices in parallel in a node-wide shared buffer, copy out",
      empi_allreduce_shm_fast},
-    {EMPI_COLL_ALLREDUCE, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_allreduce_shm_cma,
+    {EMPI_COLL_ALLREDUCE, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm_cma,
      "each rank reduces its slice reading the others' buffers directly (CMA), then reads the other "
      "slices (else shm)", empi_allreduce_shm_cma_fast},
 
@@ -118,13 +119,13 @@ static const empi_coll_alg_t registry[] = {
      "binomial reduce to rank 0 then scatterv"},
     {EMPI_COLL_REDUCE_SCATTER, "pairwise", EMPI_ALG_COMMUTATIVE, empi_reduce_scatter_pairwise,
      "p-1 steps: send each rank its block, reduce what arrives"},
-    {EMPI_COLL_REDUCE_SCATTER, "shm", EMPI_ALG_SINGLE_NODE, empi_reduce_scatter_shm,
+    {EMPI_COLL_REDUCE_SCATTER, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_scatter_shm,
      "every rank copies its vector into a node-wide shared buffer and folds its own block from all"},
     {EMPI_COLL_REDUCE_SCATTER_BLOCK, "reduce_scatterv", 0, empi_reduce_scatter_reduce_scatterv,
      "binomial reduce to rank 0 then scatter"},
     {EMPI_COLL_REDUCE_SCATTER_BLOCK, "pairwise", EMPI_ALG_COMMUTATIVE, empi_reduce_scatter_pairwise,
      "p-1 steps: send each rank its block, reduce what arrives"},
-    {EMPI_COLL_REDUCE_SCATTER_BLOCK, "shm", EMPI_ALG_SINGLE_NODE, empi_reduce_scatter_shm,
+    {EMPI_COLL_REDUCE_SCATTER_BLOCK, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_scatter_shm,
      "every rank copies its vector into a node-wide shared buffer and folds its own block from all"},
 
     {EMPI_COLL_SCAN, "recursive_doubling", 0, empi_scan_recursive_doubling,
@@ -154,6 +155,7 @@ static void restrictions_text(unsigned f, char *buf, size_t len)
         {EMPI_ALG_SINGLE_NODE, "single node"},     {EMPI_ALG_CONTIG, "contiguous types"},
         {EMPI_ALG_BLOCKING, "blocking only"},      {EMPI_ALG_COUNT_GE_P, "count >= size"},
         {EMPI_ALG_BUILTIN_OP, "predefined op"},  {EMPI_ALG_MULTI_NODE, "several nodes"},
+        {EMPI_ALG_OP_PER_PIECE, "a predefined op, or a message of at most EMPI_COLL_USER_OP_PIECES data slots"},
         {EMPI_ALG_NO_SEGMENT, "a blocking collective on the communicator first (it sets up the shared segment)"},
     };
     buf[0] = 0;
@@ -215,6 +217,16 @@ long long empi_coll_msg_bytes(const empi_coll_args_t *a)
     }
 }
 
+/* A user op's cost per call is unknown (an interpreter's, a sleep): a shared-memory reduction would
+   call it (p-1) times per slot-sized piece. The slot size is computed locally so that every rank,
+   with the same environment, decides the same before the segment exists. */
+static int too_many_pieces(const empi_coll_args_t *a)
+{
+    long long limit = (long long)empi_tunables.coll_user_op_pieces *
+                      (long long)empi_coll_shm_slot_wanted(a->comm->size);
+    return empi_coll_msg_bytes(a) > limit;
+}
+
 unsigned empi_coll_alg_violates(const empi_coll_alg_t *alg, const empi_coll_args_t *a, int blocking)
 {
     unsigned f = alg->restrict_flags, bad = 0;
@@ -222,6 +234,8 @@ unsigned empi_coll_alg_violates(const empi_coll_alg_t *alg, const empi_coll_args
         bad |= EMPI_ALG_COMMUTATIVE;
     if ((f & EMPI_ALG_BUILTIN_OP) && a->op && !a->op->predefined)
         bad |= EMPI_ALG_BUILTIN_OP;
+    if ((f & EMPI_ALG_OP_PER_PIECE) && a->op && !a->op->predefined && too_many_pieces(a))
+        bad |= EMPI_ALG_OP_PER_PIECE;
     if (f & EMPI_ALG_MULTI_NODE) {
         empi_coll_comm_t *cc = empi_coll_comm(a->comm);
         if (!cc || cc->single_node || cc->max_ppn < 2 || cc->hier_failed || (!blocking && !cc->hier))

@@ -26,6 +26,7 @@ const char empi_tune_default_text[] =
     "reduce                *      *        64k-     reduce_scatter_gather\n"
     "allreduce             2      2        8k-      ring\n"
     "allreduce             2-64   2-       *        shm\n"
+    "allreduce             3-64   2-       16m-     ring     # where shm does not apply: user ops on many pieces\n"
     "allreduce             *      2-       0-64k    hier\n"
     "allreduce             *      *        0-16k    recursive_doubling\n"
     "allreduce             *      *        16k-     rabenseifner\n"

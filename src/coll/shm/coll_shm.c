@@ -90,14 +90,19 @@ char *empi_shm_scratch(struct empi_coll_shm *m)
     return m->scratch;
 }
 
+size_t empi_coll_shm_slot_wanted(int p)
+{
+    size_t want = empi_tunables.coll_shm_buffer / (2 * (size_t)p), slot = EMPI_SHM_SLOT_MIN;
+    while (slot * 2 <= want && slot < EMPI_SHM_SLOT_MAX)
+        slot *= 2;
+    return slot;
+}
+
 /* Two slots per rank within EMPI_COLL_SHM_BUFFER; the smallest any rank asks for, so that every
    rank maps the same layout even if their environments differ. */
 static size_t slot_size(empi_comm_t *comm)
 {
-    size_t want = empi_tunables.coll_shm_buffer / (2 * (size_t)comm->size), slot = EMPI_SHM_SLOT_MIN;
-    while (slot * 2 <= want && slot < EMPI_SHM_SLOT_MAX)
-        slot *= 2;
-    int v = (int)slot;
+    int v = (int)empi_coll_shm_slot_wanted(comm->size);
     empi_coll_set_t set;
     empi_comm_set_all_of(comm, &set, empi_coll_next_tag(comm));
     if (empi_coll_set_allreduce_int(&set, &v, 1, EMPI_COLL_INT_MIN) != MPI_SUCCESS)

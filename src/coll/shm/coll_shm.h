@@ -18,6 +18,8 @@
    which is what costs when ranks outnumber cores. */
 #define EMPI_SHM_SLOT_MIN (64 * 1024)
 #define EMPI_SHM_SLOT_MAX (1024 * 1024)
+/* The slot size this process asks for on a communicator of p ranks (EMPI_COLL_SHM_BUFFER). */
+size_t empi_coll_shm_slot_wanted(int p);
 #define EMPI_SHM_INLINE 56
 /* Post lines per rank: how many small pieces a writer may run ahead of the slowest reader. Deep,
    so that when ranks outnumber cores a root broadcasts many small messages per time slice
