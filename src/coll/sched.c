@@ -538,12 +538,6 @@ static int req_start(empi_request_t *req)
     return MPI_SUCCESS;
 }
 
-static int req_cancel(empi_request_t *req)
-{
-    (void)req;   /* collectives cannot be cancelled: they complete normally */
-    return MPI_SUCCESS;
-}
-
 static void req_destroy(empi_request_t *req)
 {
     empi_sched_t *s = req->state;
@@ -566,8 +560,8 @@ static void req_destroy(empi_request_t *req)
 static const empi_request_ops_t coll_req_ops = {
     .poll = req_poll,
     .start = req_start,
-    .cancel = req_cancel,
     .destroy = req_destroy,
+    .collective = 1,
 };
 
 int empi_sched_request(empi_sched_t *s, int persistent, empi_request_t **out)

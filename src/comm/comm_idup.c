@@ -163,7 +163,7 @@ static void release_parent(empi_request_t *req)
     req->state = NULL;
 }
 
-static const empi_request_ops_t done_ops = {.destroy = release_parent};
+static const empi_request_ops_t done_ops = {.destroy = release_parent, .collective = 1};
 
 static void finish(idup_t *x, int rc, uint32_t context_id)
 {
@@ -236,7 +236,7 @@ static int idup_poll(empi_request_t *req)
     return req->complete || !req->state ? 0 : advance(req->state);
 }
 
-static const empi_request_ops_t idup_ops = {.poll = idup_poll};
+static const empi_request_ops_t idup_ops = {.poll = idup_poll, .collective = 1};
 
 int empi_comm_idup_start(empi_comm_t *parent, empi_comm_t *child, empi_request_t *req, int local_err)
 {

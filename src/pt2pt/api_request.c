@@ -14,6 +14,12 @@ int PMPI_Request_free(MPI_Request *request)
     int rc = MPI_SUCCESS;
     if (!req) {
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Request_free: invalid request handle %p", (void *)*request);
+    } else if (req->ops && req->ops->collective && !req->complete) {
+        /* every member must see it complete (the schedule is shared): the request stays */
+        rc = empi_err_noobj(MPI_ERR_REQUEST,
+                            "MPI_Request_free: request %p is an active collective operation's; complete it "
+                            "with MPI_Wait or MPI_Test",
+                            (void *)*request);
     } else {
         /* An operation still running keeps going; it is released when it completes. */
         if (req->complete || (req->persistent && !req->active)) {
@@ -105,6 +111,9 @@ int PMPI_Cancel(MPI_Request *request)
     empi_request_t *req = empi_request_get(*request);
     if (!req)
         rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel: invalid request handle %p", (void *)*request);
+    else if (req->ops && req->ops->collective)
+        rc = empi_err_noobj(MPI_ERR_REQUEST, "MPI_Cancel: request %p is a collective operation's, which cannot "
+                            "be cancelled", (void *)*request);
     else if ((rc = empi_request_cancel(req)) != MPI_SUCCESS)
         rc = empi_err_noobj(rc, "MPI_Cancel: the cancel function returned error %d", rc);
     empi_unlock();

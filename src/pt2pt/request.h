@@ -34,6 +34,9 @@ typedef struct empi_request_ops {
     /* generalized requests: fill req->status from the user (query_fn) before it is reported, and
        when `and_free` also release the user's state (free_fn); returns the callbacks' error */
     int (*query)(empi_request_t *req, int and_free);
+    /* a collective operation's (nonblocking, persistent, Comm_idup): the standard makes
+       MPI_Cancel erroneous for it, and MPI_Request_free while it runs */
+    uint8_t collective;
 } empi_request_ops_t;
 
 struct empi_request {
