@@ -53,6 +53,7 @@ const char empi_tune_default_text[] =
     "allgatherv            *      *        *        ring\n"
     "alltoall              2      2        0-2k     shm\n"
     "alltoall              2      2        *        pairwise  # large: shm(_cma) 5x slower in slow phases, see PERFORMANCE.md run U\n"
+    "alltoall              3-64   2-       256k-    2-    linear    # oversubscribed: each shm piece is a sync, a time slice\n"
     "alltoall              3-64   2-       *        shm\n"
     "alltoall              *      *        0-256    bruck\n"
     "alltoall              2-16   *        *        linear\n"
