@@ -37,7 +37,7 @@ const char empi_tune_default_text[] =
     "gatherv               2-64   2-       *        1     shm       # small blocks through the segment, the rest as messages\n"
     "gatherv               *      *        *        linear\n"
     "scatter               2-64   2-       0-16k    1     shm\n"
-    "scatter               4-64   2-       16k-64k  2-    shm       # oversubscribed: one flag for all the blocks\n"
+    "scatter               4-8    2-       16k-64k  2-    shm       # oversubscribed: one flag for all the blocks (16 ranks: no gain)\n"
     "scatter               2-3    *        *        linear    # the same tree as binomial's, without its packing copy\n"
     "scatter               *      *        0-4k     binomial\n"
     "scatter               *      *        *        linear\n"
