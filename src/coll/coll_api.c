@@ -223,8 +223,6 @@ static int sched_prepare(empi_sched_t *stack, empi_sched_t **s, empi_comm_t *c, 
     return rc;
 }
 
-/* Build and run/launch; raises on failure. Releases s on every path except a launched request. */
-
 /* A collective's own failure, raised on comm. Truncation means the processes' counts or datatypes
    disagree: say so, since the class alone points at the receive buffer. */
 static int coll_failed(empi_comm_t *comm, int rc, const char *fn, int coll)
@@ -236,6 +234,8 @@ static int coll_failed(empi_comm_t *comm, int rc, const char *fn, int coll)
                              fn);
     return empi_err_comm(comm, rc, "%s: the %s failed", fn, empi_coll_name(coll));
 }
+
+/* Build and run/launch; raises on failure. Releases s on every path except a launched request. */
 static int launch(const char *fn, empi_sched_t *s, empi_coll_args_t *a, int mode, MPI_Request *request)
 {
     empi_comm_t *c = a->comm;
