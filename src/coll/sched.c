@@ -6,7 +6,6 @@
  * so the same schedule is run to completion by a blocking call, advanced a little at a time by
  * the progress engine for nonblocking calls, and restarted for persistent ones.
  */
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,15 +389,10 @@ int empi_sched_run(empi_sched_t *s)
         if (s->done)
             break;
         ev += empi_progress_poll();
-        if (ev == 0) {
-            /* oversubscribed: the rank we wait for may need our core; give it at once */
-            if (empi_g.oversubscribed && !empi_g.thread_multiple)
-                empi_progress_yield(&idle);
-            else
-                empi_progress_idle(&idle);
-        } else {
+        if (ev == 0)
+            empi_progress_yield(&idle);
+        else
             idle = 0;
-        }
     }
     return s->err;
 }

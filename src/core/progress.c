@@ -215,6 +215,10 @@ void empi_progress_leaving(void)
 
 void empi_progress_yield(int *idle_passes)
 {
+    if (!empi_g.oversubscribed || empi_g.thread_multiple) {
+        empi_progress_idle(idle_passes);
+        return;
+    }
     watch_stall(++*idle_passes);
     sched_yield();
 }

@@ -39,7 +39,8 @@ static inline void empi_progress_moved(void)
 
 /* Called after a pass that found nothing; *idle_passes counts consecutive empty passes. */
 void empi_progress_idle(int *idle_passes);
-/* The same for waits that give the core away at once (ranks outnumbering cores): yields. */
+/* The same for waits on other ranks' steps (collectives): when ranks outnumber cores (and one
+   thread calls MPI) it yields at once, since the rank waited for may need this core; else idle. */
 void empi_progress_yield(int *idle_passes);
 /* This process enters MPI_Finalize's closing barrier: the transports tell their peers, whose
    deadlock watch (progress.c) may then find a wait of theirs hopeless. */

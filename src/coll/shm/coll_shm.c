@@ -33,7 +33,6 @@
  * alltoall/alltoall_shm.c.
  */
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -256,13 +255,9 @@ int empi_shm_run_direct(empi_shm_op_t *o)
         int r = drive(o);
         if (r)
             return r < 0 ? -r : MPI_SUCCESS;
-        if (empi_progress_poll() == 0) {
-            if (empi_g.oversubscribed && !empi_g.thread_multiple)
-                empi_progress_yield(&idle);
-            else
-                empi_progress_idle(&idle);
-        } else {
+        if (empi_progress_poll() == 0)
+            empi_progress_yield(&idle);
+        else
             idle = 0;
-        }
     }
 }
