@@ -110,6 +110,15 @@ if [ "$quick" = 1 ]; then
         [ "$n" -gt 0 ] || fail "rma_atomic made no provider atomics over $EMPI_OFI_PROVIDER"
         echo "     $n provider atomics in rma_atomic"
     fi
+    # Derived origin, target and result types take the provider's atomics too, run by run, so
+    # they stay atomic with the contiguous accumulates racing them.
+    EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts" derived
+    if [ "$EMPI_TRANSPORT" = ofi ] && [[ "${EMPI_OFI_PROVIDER:-}" == *ofi_rxm* ]]; then
+        n=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        [ "$n" -gt 0 ] || fail "derived-datatype accumulates made no provider atomics over $EMPI_OFI_PROVIDER"
+        echo "     $n provider atomics in rma_atomic_layouts derived"
+    fi
+    expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts"
     # Two ranks per host: targets share their node, so accumulates go by active messages.
     expect_pass 2 4 "$build/tests/mpi_rma/rma_atomic"
     # Gets and puts between hosts read and write the target's window with fi_read and fi_write
