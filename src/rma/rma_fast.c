@@ -67,7 +67,7 @@ int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Data
         !(t = direct_target(w, target, disp, 0, bytes)))
         return EMPI_RMA_FAST_DECLINED;
     empi_win_peer_t *p = &w->peers[target];
-    if (!p->atomics || !p->slot)
+    if (!p->atomics || !p->slot || p->net_amo)
         return EMPI_RMA_FAST_DECLINED;
 
     _Atomic uint32_t *lock = &p->slot->acc_lock;

@@ -83,6 +83,14 @@ void empi_rma_net_accept(empi_win_t *w, const empi_rma_net_rec_t *all)
         p->net_raddr = all[t].raddr;
         p->net_amo = lone && lone[t] && all[t].amo && tp->mem_atomic && tp->has_atomic;
     }
+    /* Where the transport applies atomics outside our MPI calls, the remote origins' atomics on
+       our memory are atomic only with others of theirs: our own accumulates take it too. */
+    empi_win_peer_t *me = &w->peers[w->rank];
+    if (lone && lone[w->rank] && all[w->rank].amo && w->net_tp && w->net_tp->atomic_self) {
+        me->net_amo = 1;
+        me->net_key = all[w->rank].key;
+        me->net_raddr = all[w->rank].raddr;
+    }
     free(lone);
 }
 

@@ -99,7 +99,7 @@ static int amo_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
 int empi_rma_net_atomic(empi_win_t *w, empi_rma_op_t *op)
 {
     empi_win_peer_t *p = &w->peers[op->target];
-    amo_walk_t x = {.tp = empi_transport_for(p->world), .world = p->world,
+    amo_walk_t x = {.tp = op->target == w->rank ? w->net_tp : empi_transport_for(p->world), .world = p->world,
                     .at = p->net_raddr + (uint64_t)op->offset};
     if (describe(p, op, &x.a) != 0)
         return EMPI_RMA_NET_DECLINED;

@@ -108,8 +108,13 @@ static int run(empi_win_t *w, empi_rma_op_t *op)
     empi_win_peer_t *p = &w->peers[op->target];
     int rc;
     empi_rma_am_poll();
-    if (EMPI_LIKELY(p->path == EMPI_RMA_DIRECT))
+    if (EMPI_LIKELY(p->path == EMPI_RMA_DIRECT)) {
+        /* our own memory, served to other nodes by transport atomics (rma_net.c) */
+        if (EMPI_UNLIKELY(p->net_amo) && op->kind >= EMPI_RMA_ACC &&
+            (rc = empi_rma_net_atomic(w, op)) != EMPI_RMA_NET_DECLINED)
+            return rc;
         return empi_rma_direct(w, op);
+    }
     if (p->path == EMPI_RMA_CMA) {
         rc = empi_rma_cma(w, op);
         if (rc != EMPI_RMA_CMA_REFUSED)

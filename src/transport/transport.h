@@ -132,6 +132,10 @@ struct empi_transport {
        path, always the same for the same op and type); EMPI_ERROR: it failed. */
     int (*mem_atomic)(int peer, const struct empi_amo *a);
     int has_atomic;       /* mem_atomic may be offered (windows record it in their exposure) */
+    /* mem_atomic also reaches this process's own memory, and must carry its own accumulates
+       there: the transport applies atomics outside the target's MPI calls (in the NIC), so they
+       are not atomic with the process's CPU atomics. */
+    int atomic_self;
 
     /*
      * Optional (NULL: always "must be polled"). What the progress engine may sleep on when a

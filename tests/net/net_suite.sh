@@ -117,6 +117,13 @@ if [ "$quick" = 1 ]; then
         n=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
         [ "$n" -gt 0 ] || fail "derived-datatype accumulates made no provider atomics over $EMPI_OFI_PROVIDER"
         echo "     $n provider atomics in rma_atomic_layouts derived"
+        # With EMPI_OFI_ATOMIC_SELF=on (auto turns it on for providers whose atomics run in the
+        # NIC), a target's own accumulates go through the provider too: more atomics, same results.
+        EMPI_OFI_ATOMIC_SELF=on EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts" derived
+        n_self=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        [ "$n_self" -gt "$n" ] || fail "EMPI_OFI_ATOMIC_SELF=on: $n_self provider atomics, not more than $n"
+        echo "     $n_self provider atomics with the targets' own accumulates"
+        EMPI_OFI_ATOMIC_SELF=on expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
     fi
     expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts"
     # Two ranks per host: targets share their node, so accumulates go by active messages.

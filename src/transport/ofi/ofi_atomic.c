@@ -85,7 +85,7 @@ static ssize_t post_amo(void *arg, void *ctx)
     p->ioc = (struct fi_ioc){(char *)(uintptr_t)operand + off, p->n};
     p->rioc = (struct fi_rma_ioc){a->raddr + off, p->n, a->key};
     p->msg = (struct fi_msg_atomic){.msg_iov = &p->ioc, .desc = &p->desc[a->op == EMPI_AMO_READ ? 2 : 0],
-                                    .iov_count = 1, .addr = O.addr[p->peer], .rma_iov = &p->rioc,
+                                    .iov_count = 1, .addr = empi_ofi_mem_addr(p->peer), .rma_iov = &p->rioc,
                                     .rma_iov_count = 1, .datatype = p->dt, .op = p->op, .context = ctx};
     if (a->kind == EMPI_AMO_ACC)
         return fi_atomicmsg(O.ep, &p->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION);

@@ -164,7 +164,7 @@ static int transfer(int peer, int write, void *local, size_t len, uint64_t raddr
 
 int empi_ofi_can_reach_memory(int peer)
 {
-    return O.up && O.addr[peer] != FI_ADDR_NOTAVAIL && !current_read;
+    return O.up && empi_ofi_mem_addr(peer) != FI_ADDR_NOTAVAIL && !current_read;
 }
 
 int empi_ofi_get(int peer, void *local, const void *remote, size_t len)

@@ -157,6 +157,7 @@ typedef struct {
     uint64_t rma_atomics;   /* ... and atomics */
     int can_write;          /* the provider does fi_write (and EMPI_OFI_RMA_WRITE allows it) */
     int can_atomic;         /* the provider does fi_atomic (and EMPI_OFI_RMA_ATOMIC allows it) */
+    fi_addr_t self_addr;    /* our own endpoint, for atomics on our own memory (EMPI_OFI_ATOMIC_SELF) */
 
     uint64_t drain_deadline;
 } ofi_state_t;
@@ -166,6 +167,8 @@ extern ofi_state_t O;
 /* ofi_provider.c */
 /* EMPI_OFI_RMA_ATOMIC for this provider string (NULL: any). */
 int empi_ofi_atomic_wanted(const char *provider);
+/* EMPI_OFI_ATOMIC_SELF for this provider string. */
+int empi_ofi_atomic_self_wanted(const char *provider);
 int empi_ofi_quiet_inject_wanted(const char *provider); /* EMPI_OFI_QUIET_INJECT, resolved */
 struct fi_info *empi_ofi_getinfo(const char *provider, int quiet);
 const char *empi_ofi_prov_core(const struct fi_info *fi, char *buf, size_t len);
@@ -192,6 +195,11 @@ typedef ssize_t (*ofi_post_fn)(void *arg, void *ctx);
 int empi_ofi_complete_one(ofi_post_fn post, void *arg, const char *what);
 /* The peer's memory can be reached now (up, addressed, no other one-sided operation waiting). */
 int empi_ofi_can_reach_memory(int peer);
+/* The address one-sided operations on peer's memory go to: our own endpoint for ourselves. */
+static inline fi_addr_t empi_ofi_mem_addr(int peer)
+{
+    return peer == O.me ? O.self_addr : O.addr[peer];
+}
 void empi_ofi_on_key_req(int src, const ofi_key_req_t *req);
 void empi_ofi_on_key_rep(const ofi_key_rep_t *rep);
 void empi_ofi_on_read_done(void *ctx, int err);

@@ -98,6 +98,21 @@ int empi_ofi_atomic_wanted(const char *provider)
     return !provider || !strstr(provider, "ofi_rxd");
 }
 
+int empi_ofi_atomic_self_wanted(const char *provider)
+{
+    int on = empi_tunable_switch(empi_tunables.ofi_atomic_self);
+    if (on >= 0)
+        return on;
+    /* auto: these apply atomics in software, in the target's progress, which runs inside its MPI
+       calls as its own accumulates do */
+    static const char *const in_progress[] = {"ofi_rxm", "ofi_rxd", "tcp", "udp", "sockets",
+                                              "shm",     "efa",     "psm2", "psm3", "opx"};
+    for (size_t i = 0; provider && i < sizeof in_progress / sizeof in_progress[0]; i++)
+        if (strstr(provider, in_progress[i]))
+            return 0;
+    return 1;
+}
+
 /*
  * EMPI_OFI_QUIET_INJECT for the provider in use. The finalize flush relies on sends to a peer
  * completing in order, which libfabric does not promise (FI_ORDER_SAS orders delivery, not local
