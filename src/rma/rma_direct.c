@@ -63,10 +63,19 @@ out:
     return rc;
 }
 
-void empi_rma_put_bytes(char *dst, const char *src, size_t bytes)
+void empi_rma_put_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes)
 {
-    /* large puts skip reading the lines they overwrite */
-    empi_copy_for(dst, src, bytes, bytes, empi_tunables.rma_put_stream_threshold);
+    /* Large puts skip reading the lines they overwrite, unless they rewrite the place the last
+       one wrote (a loop over one buffer) in sizes whose source and target lines stay in the
+       cache: put latency 128-512 KiB 2x, 1 MiB 1.15x; from 2 MiB streaming wins again (1.3x).
+       A loop over many places is streamed (put bandwidth 512 KiB-4 MiB 1.4x). */
+    size_t stream_min = empi_tunables.rma_put_stream_threshold;
+    if (w && stream_min && bytes >= stream_min) {
+        if (dst == w->last_put_dst && bytes <= empi_tunables.rma_put_repeat_cached)
+            stream_min = 0;
+        w->last_put_dst = dst;
+    }
+    empi_copy_for(dst, src, bytes, bytes, stream_min);
 }
 
 void empi_rma_get_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes)
@@ -100,7 +109,7 @@ static int put_run(void *c, MPI_Aint disp, MPI_Count s, MPI_Count len)
     direct_ctx_t *d = c;
     const empi_datatype_t *odt = d->op->odt;
     if (odt->is_contig) {
-        empi_rma_put_bytes(d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len);
+        empi_rma_put_bytes(NULL, d->tmem + disp, (const char *)d->op->obuf + odt->true_lb + s, (size_t)len);
         return 0;
     }
     empi_dt_pack(d->op->obuf, d->op->ocount, d->op->odt, s, d->tmem + disp, len);
@@ -165,7 +174,7 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            empi_rma_put_bytes(tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
+            empi_rma_put_bytes(w, tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, put_run, &d);

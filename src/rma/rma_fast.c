@@ -48,7 +48,7 @@ int empi_rma_put_get_fast(empi_win_t *w, int get, const void *obuf, MPI_Count co
     if (get)
         empi_rma_get_bytes(w, o, t, (size_t)bytes);
     else
-        empi_rma_put_bytes(t, o, (size_t)bytes);
+        empi_rma_put_bytes(w, t, o, (size_t)bytes);
     empi_unlock();
     return MPI_SUCCESS;
 }

@@ -107,6 +107,7 @@ typedef struct empi_win {
     int disp_unit;
     empi_win_peer_t *peers;    /* comm rank -> how to reach it */
     const void *last_get_dst;  /* origin buffer of the last get that could stream (rma_direct.c) */
+    const void *last_put_dst;  /* target place of the last put that could stream (rma_direct.c) */
     empi_win_seg_t seg;
     int *node_ranks;           /* comm ranks on our node, ascending (index = slot) */
     int nnode;
@@ -284,7 +285,7 @@ int empi_rma_acc_fast(empi_win_t *w, const void *obuf, MPI_Count count, MPI_Data
 
 /* Contiguous bytes into and out of mapped target memory, streamed from the sizes the tunables
    say (rma_direct.c). */
-void empi_rma_put_bytes(char *dst, const char *src, size_t bytes);
+void empi_rma_put_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes);  /* w: NULL for runs */
 void empi_rma_get_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes);
 /* (buf, count, dt) as contiguous bytes: buf itself when contiguous, else a packed copy in *tmp
    (NULL when out of memory); the caller frees *tmp. */

@@ -17,9 +17,10 @@ static unsigned char pattern(int rank, size_t i, int round)
     return (unsigned char)(rank * 37 + round * 11 + i * 7 + (i >> 9));
 }
 
-/* lengths around 128 KiB (the put threshold), below and above 256 KiB (the get threshold: the
-   first large get into `buf` streams, the next one into the same buffer takes cached stores), and
-   a short one */
+/* lengths around 128 KiB (the put threshold: the first large put to a place streams, the next
+   one there takes cached stores up to 1 MiB, EMPI_RMA_PUT_REPEAT_CACHED, and streams above), below
+   and above 256 KiB (the get threshold: the first large get into `buf` streams, the next one into
+   the same buffer takes cached stores), and a short one */
 static const size_t lengths[] = {3000, 128 * 1024 - 8, 128 * 1024 + 13, 1024 * 1024 - 4, 1024 * 1024 + 36};
 #define NLEN (sizeof lengths / sizeof lengths[0])
 #define WIN_BYTES (2 * 1024 * 1024 + 4 * GUARD)
