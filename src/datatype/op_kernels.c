@@ -33,13 +33,15 @@ typedef _Complex float __attribute__((mode(TC))) empi_c128;
 #endif
 
 /*
- * x86-64's baseline (SSE2) lacks integer min/max and has 16-byte vectors; an AVX2 clone of each
- * kernel, picked once at load time through an ifunc, doubles the width where the CPU allows.
+ * x86-64's baseline (SSE2) lacks integer min/max and has 16-byte vectors; clones for AVX-512
+ * (x86-64-v4) and AVX2, picked once at load time through an ifunc, widen them where the CPU
+ * allows. AVX-512 against AVX2 alone: a 4-16 KiB MPI_Reduce_local 1.7-2x, accumulate latency
+ * 4-16 KiB 0.60-0.77, 4-rank reduce 128 KiB-1 MiB 0.67-0.74 (docs/PERFORMANCE.md run X).
  * Not under ThreadSanitizer: it instruments the ifunc resolvers, which run before it is set up.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+#if defined(__x86_64__) && defined(__GNUC__) && __GNUC__ >= 11 && !defined(__clang__) && defined(__linux__) && \
     !defined(__SANITIZE_THREAD__)
-#define EMPI_KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
+#define EMPI_KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define EMPI_KERNEL_CLONES
 #endif
