@@ -39,9 +39,13 @@ typedef _Complex float __attribute__((mode(TC))) empi_c128;
  * 4-16 KiB 0.60-0.77, 4-rank reduce 128 KiB-1 MiB 0.67-0.74 (docs/PERFORMANCE.md run X).
  * Not under ThreadSanitizer: it instruments the ifunc resolvers, which run before it is set up.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && __GNUC__ >= 11 && !defined(__clang__) && defined(__linux__) && \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
     !defined(__SANITIZE_THREAD__)
+#if __GNUC__ >= 12 /* the first to dispatch on arch= levels */
 #define EMPI_KERNEL_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define EMPI_KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
 #else
 #define EMPI_KERNEL_CLONES
 #endif

@@ -5,9 +5,11 @@
  *     strided origin, and through a contiguous accumulate: exact totals, each element landing
  *     where its stream position says;
  *   - ticket counters taken with get_accumulate through a strided target and a strided result,
- *     and with fetch_and_op on single elements: every ticket handed out once per counter;
+ *     and with fetch_and_op on single elements, counter j stepping by j + 1: every ticket handed
+ *     out once per counter, none from another counter;
  *   - the same sums on doubles;
- *   - MPI_REPLACE through a derived origin, then MPI_NO_OP through a derived target and result.
+ *   - MPI_REPLACE through a derived origin, then MPI_NO_OP through a derived target and result;
+ *     MPI_REPLACE through a strided target, the words between its elements untouched.
  * With the argument "derived" the contiguous operations are left out (across hosts the run then
  * counts only transport atomics taken by derived layouts).
  */
@@ -52,14 +54,14 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
 {
   MPI_Datatype scat = scattered(MPI_LONG_LONG), every2 = strided(N, 2, MPI_LONG_LONG);
   MPI_Datatype tick_t = strided(K, 2, MPI_LONG_LONG), tick_r = strided(K, 3, MPI_LONG_LONG);
-  long long spread[2 * N], contig[N], ones[K], got[3 * K], one = 1;
+  long long spread[2 * N], contig[N], steps[K], got[3 * K];
   for (int i = 0; i < N; i++) {
     spread[2 * i] = part(rank, stream_to_elem[i]);
     spread[2 * i + 1] = -1000000;   /* in the gaps: must never arrive */
     contig[i] = part(rank, i);
   }
   for (int j = 0; j < K; j++)
-    ones[j] = 1;
+    steps[j] = j + 1;
   long long *mine = malloc(sizeof(long long) * K * ITERS * 2);
   int nmine = 0;
   CHECK(mine != NULL, "malloc");
@@ -74,7 +76,7 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
     }
     /* Tickets from rank 0's counters. */
     memset(got, 0xff, sizeof got);
-    CHECK_MPI(MPI_Get_accumulate(ones, K, MPI_LONG_LONG, got, 1, tick_r, 0, N, 1, tick_t, MPI_SUM, win));
+    CHECK_MPI(MPI_Get_accumulate(steps, K, MPI_LONG_LONG, got, 1, tick_r, 0, N, 1, tick_t, MPI_SUM, win));
     CHECK_MPI(MPI_Win_flush(0, win));
     for (int j = 0; j < K; j++) {
       CHECK(got[3 * j + 1] == -1 && got[3 * j + 2] == -1, "get_accumulate wrote between result elements");
@@ -83,7 +85,7 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
     if (!derived_only)
       for (int j = 0; j < K; j++) {
         long long v;
-        CHECK_MPI(MPI_Fetch_and_op(&one, &v, MPI_LONG_LONG, 0, N + 2 * j, MPI_SUM, win));
+        CHECK_MPI(MPI_Fetch_and_op(&steps[j], &v, MPI_LONG_LONG, 0, N + 2 * j, MPI_SUM, win));
         CHECK_MPI(MPI_Win_flush(0, win));
         mine[nmine++] = j * 1000000LL + v;
       }
@@ -102,7 +104,8 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
   long long tickets = (long long)size * ITERS * kinds;
   if (rank == 0)
     for (int j = 0; j < K; j++) {
-      CHECK(mem[N + 2 * j] == tickets, "counter %d: %lld, want %lld", j, mem[N + 2 * j], tickets);
+      CHECK(mem[N + 2 * j] == tickets * (j + 1), "counter %d: %lld, want %lld", j, mem[N + 2 * j],
+            tickets * (j + 1));
       CHECK(mem[N + 2 * j + 1] == 0, "the gap after counter %d was written: %lld", j, mem[N + 2 * j + 1]);
     }
   CHECK_MPI(MPI_Win_unlock(rank, win));
@@ -113,7 +116,9 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
   CHECK_MPI(MPI_Allgather(mine, nmine, MPI_LONG_LONG, all, nmine, MPI_LONG_LONG, MPI_COMM_WORLD));
   for (int i = 0; i < nmine * size; i++) {
     long long j = all[i] / 1000000, v = all[i] % 1000000;
-    CHECK(j >= 0 && j < K && v >= 0 && v < tickets, "ticket %lld of counter %lld out of range", v, j);
+    CHECK(j >= 0 && j < K && v % (j + 1) == 0, "counter %lld handed out %lld, not a multiple of its step", j, v);
+    v /= j + 1;
+    CHECK(v >= 0 && v < tickets, "ticket %lld of counter %lld out of range", v, j);
     CHECK(!seen[j * tickets + v], "counter %lld handed out ticket %lld twice", j, v);
     seen[j * tickets + v] = 1;
   }
@@ -121,9 +126,10 @@ static void sums_and_tickets(MPI_Win win, long long *mem)
   MPI_Type_free(&scat), MPI_Type_free(&every2), MPI_Type_free(&tick_t), MPI_Type_free(&tick_r);
 }
 
-static void replace_and_read(MPI_Win win)
+static void replace_and_read(MPI_Win win, long long *mem)
 {
   MPI_Datatype scat = scattered(MPI_LONG_LONG), every3 = strided(N, 3, MPI_LONG_LONG);
+  MPI_Datatype every2 = strided(K, 2, MPI_LONG_LONG);
   long long spread[3 * N], got[3 * N];
   int t = (rank + 1) % size;
   for (int i = 0; i < N; i++)
@@ -141,6 +147,23 @@ static void replace_and_read(MPI_Win win)
           got[3 * i]);
     CHECK(got[3 * i + 1] == 0 && got[3 * i + 2] == 0, "MPI_NO_OP wrote between result elements");
   }
+
+  /* The words after the sums: zero them, then every second one replaced from the left. */
+  long long vals[K];
+  for (int j = 0; j < K; j++)
+    vals[j] = 5000 + rank * 10 + j;
+  CHECK_MPI(MPI_Win_fence(0, win));
+  memset(mem + N, 0, 2 * K * sizeof(long long));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  CHECK_MPI(MPI_Accumulate(vals, K, MPI_LONG_LONG, t, N, 1, every2, MPI_REPLACE, win));
+  CHECK_MPI(MPI_Win_fence(0, win));
+  int left = (rank + size - 1) % size;
+  for (int j = 0; j < K; j++) {
+    CHECK(mem[N + 2 * j] == 5000 + left * 10 + j, "replaced word %d: %lld", j, mem[N + 2 * j]);
+    CHECK(mem[N + 2 * j + 1] == 0, "MPI_REPLACE wrote the word after element %d: %lld", j, mem[N + 2 * j + 1]);
+  }
+  CHECK_MPI(MPI_Win_fence(0, win));
+  MPI_Type_free(&every2);
   MPI_Type_free(&scat), MPI_Type_free(&every3);
 }
 
@@ -196,7 +219,7 @@ int main(int argc, char **argv)
   CHECK_MPI(MPI_Win_unlock(rank, win));
   CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
   sums_and_tickets(win, mem);
-  replace_and_read(win);
+  replace_and_read(win, mem);
   CHECK_MPI(MPI_Win_free(&win));
   double_sums();
   TEST_PASS();

@@ -106,13 +106,18 @@ static int exchange_addresses(int ok)
             return -1;
         O.addr[r] = a;
     }
-    /* Our own endpoint too, kept apart from the peers' (nothing but atomics goes to it). */
+    /* Our own endpoint too, kept apart from the peers' (nothing but atomics goes to it). Only
+       this process's own accumulates depend on it, so a provider that refuses goes without. */
     O.self_addr = FI_ADDR_NOTAVAIL;
     empi_transport_ofi.atomic_self = 0;
     if (O.can_atomic && empi_ofi_atomic_self_wanted(O.info->fabric_attr->prov_name)) {
-        if (fi_av_insert(O.av, name, 1, &O.self_addr, 0, NULL) != 1)
-            return -1;
-        empi_transport_ofi.atomic_self = 1;
+        if (fi_av_insert(O.av, name, 1, &O.self_addr, 0, NULL) == 1)
+            empi_transport_ofi.atomic_self = 1;
+        else
+            fprintf(stderr,
+                    "EtherMPI: rank %d: %s cannot address its own endpoint: this process's own accumulates "
+                    "skip its atomics (EMPI_OFI_ATOMIC_SELF)\n",
+                    O.me, O.info->fabric_attr->prov_name);
     }
     return 0;
 }
