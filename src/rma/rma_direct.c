@@ -174,7 +174,8 @@ int empi_rma_direct(empi_win_t *w, empi_rma_op_t *op)
     switch (op->kind) {
     case EMPI_RMA_PUT:
         if (op->odt->is_contig && op->tdt->is_contig) {
-            empi_rma_put_bytes(w, tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb, (size_t)op->bytes);
+            empi_rma_put_bytes(w, tmem + op->tdt->true_lb, (const char *)op->obuf + op->odt->true_lb,
+                               (size_t)op->bytes);
             return MPI_SUCCESS;
         }
         empi_dt_runs(op->tcount, op->tdt, put_run, &d);
