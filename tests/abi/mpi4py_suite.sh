@@ -39,7 +39,7 @@ py="$cache/venv/bin/python"
 status=0
 for np in 1 2 3; do
     out=$(cd "$cache/mpi4py-$version/test" &&
-          "$build/tools/mpiexec/mpiexec" -n $np --timeout 240 "$py" runtests.py -q \
+          "$build/tools/mpiexec/mpiexec" -n $np --timeout 420 "$py" runtests.py -q \
               -e "ulfm" 2>&1)
     summary=$(grep -E "^(Ran|OK|FAILED)" <<<"$out" | sort -u | tr '\n' ' ')
     echo "np $np: $summary"
