@@ -154,7 +154,7 @@ int empi_rma_cma(empi_win_t *w, empi_rma_op_t *op)
             break;
         }
         case EMPI_RMA_GET: {
-            char *buf = op->odt->is_contig ? (char *)op->obuf + op->odt->true_lb : (tmp = malloc((size_t)op->bytes + 1));
+            char *buf = empi_rma_sink((void *)op->obuf, op->odt, op->bytes, &tmp);
             rc = buf ? transfer(p->pid, 0, buf, &l, 0) : MPI_ERR_NO_MEM;
             if (rc == 0 && tmp)
                 empi_dt_unpack((void *)op->obuf, op->ocount, op->odt, 0, tmp, op->bytes);

@@ -26,6 +26,14 @@ const void *empi_rma_stream(const void *buf, MPI_Count count, const empi_datatyp
     return *tmp;
 }
 
+char *empi_rma_sink(void *buf, const empi_datatype_t *dt, MPI_Count bytes, void **tmp)
+{
+    *tmp = NULL;
+    if (dt->is_contig)
+        return (char *)buf + dt->true_lb;
+    return *tmp = malloc(bytes > 0 ? (size_t)bytes : 1);
+}
+
 int empi_rma_acc_image(const empi_rma_op_t *op, char *tmem)
 {
     const empi_datatype_t *tdt = op->tdt;

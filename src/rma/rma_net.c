@@ -127,10 +127,8 @@ static net_ctx_t context(empi_win_t *w, const empi_rma_op_t *op, int write)
 int empi_rma_net_get(empi_win_t *w, empi_rma_op_t *op)
 {
     net_ctx_t x = context(w, op, 0);
-    void *tmp = NULL;
-    if (op->odt->is_contig)
-        x.local = (char *)op->obuf + op->odt->true_lb;
-    else if (!(x.local = tmp = malloc((size_t)op->bytes)))
+    void *tmp;
+    if (!(x.local = empi_rma_sink((void *)op->obuf, op->odt, op->bytes, &tmp)))
         return MPI_ERR_NO_MEM;
     int rc = empi_dt_runs(op->tcount, op->tdt, move_run, &x);
     if (rc == MPI_SUCCESS && tmp)

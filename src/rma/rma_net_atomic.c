@@ -116,12 +116,8 @@ int empi_rma_net_atomic(empi_win_t *w, empi_rma_op_t *op)
     int rc = MPI_SUCCESS;
     if (x.a.op != EMPI_AMO_READ && !(x.origin = empi_rma_stream(op->obuf, op->ocount, op->odt, op->bytes, &otmp)))
         rc = MPI_ERR_NO_MEM;
-    if (x.a.kind != EMPI_AMO_ACC) {
-        if (rdt->is_contig)
-            x.result = (char *)op->rbuf + rdt->true_lb;
-        else if (!(x.result = rtmp = malloc(op->bytes > 0 ? (size_t)op->bytes : 1)))
-            rc = MPI_ERR_NO_MEM;
-    }
+    if (x.a.kind != EMPI_AMO_ACC && !(x.result = empi_rma_sink(op->rbuf, rdt, op->bytes, &rtmp)))
+        rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = empi_dt_runs(op->tcount, op->tdt, amo_run, &x);
     if (rc == MPI_SUCCESS && rtmp)

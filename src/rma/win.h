@@ -291,6 +291,10 @@ void empi_rma_get_bytes(empi_win_t *w, char *dst, const char *src, size_t bytes)
    (NULL when out of memory); the caller frees *tmp. */
 const void *empi_rma_stream(const void *buf, MPI_Count count, const empi_datatype_t *dt, MPI_Count bytes,
                             void **tmp);
+/* Its twin for data arriving: where `bytes` contiguous bytes for (buf, dt) go, buf itself when dt is
+   contiguous, else a scratch in *tmp (NULL when out of memory) that the caller unpacks into buf and
+   frees. */
+char *empi_rma_sink(void *buf, const empi_datatype_t *dt, MPI_Count bytes, void **tmp);
 /* Accumulate (and fetch) under the accumulate lock on an image of the target buffer whose
    origin is tmem, reducing with the target datatype (rma_direct.c). */
 int empi_rma_acc_image(const empi_rma_op_t *op, char *tmem);
