@@ -80,6 +80,10 @@ run() {
 }
 
 # The programs check their own results and exit non-zero (or abort) on any mismatch.
+# The sum over every rank's debug summary in the last run's stderr of "<N> WHAT".
+summed() {
+    grep -o "[0-9]* $1" "$tmp/err" | awk '{n += $1} END {print n + 0}'
+}
 expect_pass() {
     local what="$*" t0=$SECONDS
     run "$@"
@@ -106,7 +110,7 @@ if [ "$quick" = 1 ]; then
     # are off by default: docs/OFI.md).
     EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
     if [ "$EMPI_TRANSPORT" = ofi ] && [[ "${EMPI_OFI_PROVIDER:-}" == *ofi_rxm* ]]; then
-        n=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        n=$(summed "one-sided atomics")
         [ "$n" -gt 0 ] || fail "rma_atomic made no provider atomics over $EMPI_OFI_PROVIDER"
         echo "     $n provider atomics in rma_atomic"
     fi
@@ -114,13 +118,13 @@ if [ "$quick" = 1 ]; then
     # they stay atomic with the contiguous accumulates racing them.
     EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts" derived
     if [ "$EMPI_TRANSPORT" = ofi ] && [[ "${EMPI_OFI_PROVIDER:-}" == *ofi_rxm* ]]; then
-        n=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        n=$(summed "one-sided atomics")
         [ "$n" -gt 0 ] || fail "derived-datatype accumulates made no provider atomics over $EMPI_OFI_PROVIDER"
         echo "     $n provider atomics in rma_atomic_layouts derived"
         # With EMPI_OFI_ATOMIC_SELF=on (auto turns it on for providers whose atomics run in the
         # NIC), a target's own accumulates go through the provider too: more atomics, same results.
         EMPI_OFI_ATOMIC_SELF=on EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic_layouts" derived
-        n_self=$(grep -o "[0-9]* one-sided atomics" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        n_self=$(summed "one-sided atomics")
         [ "$n_self" -gt "$n" ] || fail "EMPI_OFI_ATOMIC_SELF=on: $n_self provider atomics, not more than $n"
         echo "     $n_self provider atomics with the targets' own accumulates"
         EMPI_OFI_ATOMIC_SELF=on expect_pass 3 3 "$build/tests/mpi_rma/rma_atomic"
@@ -133,7 +137,7 @@ if [ "$quick" = 1 ]; then
     # by active messages.
     EMPI_DEBUG=1 expect_pass 3 3 "$build/tests/mpi_rma/rma_ops"
     [ "$EMPI_TRANSPORT" = ofi ] && for what in reads writes; do
-        n=$(grep -o "[0-9]* one-sided $what" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        n=$(summed "one-sided $what")
         [ "$n" -gt 0 ] || fail "rma_ops made no one-sided $what over $EMPI_OFI_PROVIDER"
         echo "     $n one-sided $what in rma_ops"
     done
@@ -141,7 +145,7 @@ if [ "$quick" = 1 ]; then
     EMPI_DEBUG=1 expect_pass 2 2 "$mpi/pt2pt_large" 16777216
     if [ "$EMPI_TRANSPORT" = udp ]; then
         # The loss really happened and was repaired (the udp summary at finalize counts resends).
-        resent=$(grep -o "[0-9]* resent" "$tmp/err" | awk '{n += $1} END {print n + 0}')
+        resent=$(summed resent)
         [ "$resent" -gt 0 ] || fail "no udp datagram was resent under $loss% loss"
         echo "     $resent datagrams resent in pt2pt_large"
     fi
