@@ -30,6 +30,7 @@ EMPI_ALG(empi_gatherv_shm);
 EMPI_ALG(empi_scatter_linear);
 EMPI_ALG(empi_scatter_binomial);
 EMPI_ALG(empi_scatter_shm);
+EMPI_ALG(empi_scatter_shm_cma);
 EMPI_ALG(empi_scatterv_linear);
 EMPI_ALG(empi_scatterv_shm);
 EMPI_ALG(empi_allgather_ring);

@@ -82,6 +82,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_SCATTER, "shm", EMPI_ALG_SINGLE_NODE, empi_scatter_shm,
      "the root copies the blocks into a node-wide shared buffer, every rank copies its own out",
      empi_scatter_shm_fast},
+    {EMPI_COLL_SCATTER, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_scatter_shm_cma,
+     "every rank reads its block straight from the root's send buffer (CMA; else shm)"},
     {EMPI_COLL_SCATTERV, "linear", 0, empi_scatterv_linear, "root sends to every rank"},
     {EMPI_COLL_SCATTERV, "shm", EMPI_ALG_SINGLE_NODE, empi_scatterv_shm,
      "blocks up to 2 KiB through a node-wide shared buffer, larger ones as messages", empi_scatterv_shm_fast},
