@@ -1,14 +1,13 @@
 /*
- * Allreduce, single copy on one node (CMA): every rank publishes its buffers' addresses in the
- * shared segment, reduces its own 1/p slice reading the others' inputs straight from their memory
- * (a chunk at a time, reduced while it is in cache), then reads every other slice's result from
- * the output buffer of the rank that reduced it. Nothing passes through a shared buffer.
- * Commutative ops, contiguous types, a communicator whose pairs all read each other's memory;
- * otherwise the shared-buffer algorithm. Not in the default table: on the 2-core virtual machine
- * it was measured on it runs level with the shared buffer (docs/COLLECTIVES.md); it is there for
- * nodes where memory bandwidth, not the copy's cache locality, is what binds.
- * Cost: 3 syncs + (p-1)/p n read and (p-1)/p n gamma per rank + (p-1)/p n read; the shared-buffer
- * algorithm copies n in and n out besides its reduction.
+ * Allreduce and reduce, single copy on one node (CMA): every rank publishes its buffers' addresses
+ * in the shared segment, reduces its own 1/p slice reading the others' inputs straight from their
+ * memory (a chunk at a time, reduced while it is in cache), then reads every other slice's result
+ * from the rank that reduced it: every rank (allreduce), or the root alone (reduce: the others
+ * reduce their slice into a buffer of the segment's, kept from call to call, and publish that).
+ * Nothing passes through a shared buffer. Commutative ops, contiguous types, a communicator whose
+ * pairs all read each other's memory; otherwise the shared-buffer algorithm.
+ * Cost: 3 syncs + (p-1)/p n read and (p-1)/p n gamma per rank + (p-1)/p n read (reduce: by the
+ * root only); the shared-buffer algorithm copies n in and n out besides its reduction.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
@@ -25,7 +24,14 @@ static void slice_of(const empi_shm_op_t *o, int r, size_t *off, size_t *len)
     *len = (size_t)(hi - lo) * o->esize;
 }
 
-/* rbuf[off, off+len) = the op over every rank's input there. */
+/* Whether rank r holds the whole result, so that its slice lies at its own offset in rbuf;
+   otherwise (reduce, not the root) rbuf is the slice alone. */
+static int holds_all(const empi_shm_op_t *o, int r)
+{
+    return o->all || r == o->root;
+}
+
+/* This rank's rbuf[off, off+len) = the op over every rank's input there. */
 static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
 {
     struct empi_coll_shm *m = o->m;
@@ -34,9 +40,10 @@ static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
         return MPI_ERR_NO_MEM;
     size_t chunk = EMPI_SHM_CMA_CHUNK / o->esize * o->esize;
     int in_place = o->sbuf == o->rbuf;
+    char *out = holds_all(o, m->me) ? o->rbuf + off : o->rbuf;
     for (size_t c = 0; c < len; c += chunk) {
         size_t n = len - c < chunk ? len - c : chunk;
-        char *acc = o->rbuf + off + c;
+        char *acc = out + c;
         for (int k = 1; k < m->p; k++) {
             int r = (m->me + k) % m->p;
             /* Not in place, the first peer's chunk lands in the output directly and ours is folded
@@ -66,18 +73,18 @@ static int step(empi_shm_op_t *o)
         if (!empi_shm_all_posted(m, e, 2 * e + 1))
             return 0;
         slice_of(o, m->me, &off, &len);
-        o->err = reduce_slice(o, off, len);
+        o->err = o->rbuf ? reduce_slice(o, off, len) : MPI_ERR_NO_MEM;
         empi_shm_post(m, e, 2 * e + 2);
         o->phase = 2;
     }
     if (o->phase == 2) {
-        if (!empi_shm_all_posted(m, e, 2 * e + 2))
+        if (holds_all(o, m->me) && !empi_shm_all_posted(m, e, 2 * e + 2))
             return 0;
-        for (int k = 1; k < m->p; k++) {
+        for (int k = 1; k < m->p && holds_all(o, m->me); k++) {
             int r = (m->me + k) % m->p;
             slice_of(o, r, &off, &len);
-            int rc = len ? empi_shm_read(m, r, o->rbuf + off, empi_shm_peer_addr(m, e, r, 1) + off, len)
-                         : MPI_SUCCESS;
+            const char *at = empi_shm_peer_addr(m, e, r, 1) + (holds_all(o, r) ? off : 0);
+            int rc = len ? empi_shm_read(m, r, o->rbuf + off, at, len) : MPI_SUCCESS;
             if (rc != MPI_SUCCESS && o->err == MPI_SUCCESS)
                 o->err = rc;
         }
@@ -87,19 +94,28 @@ static int step(empi_shm_op_t *o)
     return empi_shm_cma_finish(o);
 }
 
-static int applies(empi_comm_t *comm, const empi_coll_args_t *a, empi_shm_op_t *o)
+/* Set up o as the single-copy reduce (all = 0) or allreduce of the call `a`; 0 when that does not
+   apply (the caller falls back to the shared-buffer algorithm). */
+static int applies(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
 {
-    if (!a->op->commutative || !empi_shm_reduce_op(comm, a, 1, o) || !o->m->cma || o->m->p < 2)
+    if (!a->op->commutative || !empi_shm_reduce_op(comm, a, all, o) || !o->m->cma || o->m->p < 2)
         return 0;
     o->step = step;
     o->piece = o->count;
+    if (!holds_all(o, o->m->me)) {
+        size_t off, len;
+        slice_of(o, o->m->me, &off, &len);
+        /* Out of memory, rbuf stays NULL and the step reports it: the others have chosen this
+           algorithm too and must not wait for one that fell back. */
+        o->rbuf = empi_shm_slice_buf(o->m, len ? len : 1);
+    }
     return 1;
 }
 
 EMPI_ALG(empi_allreduce_shm_cma)
 {
     empi_shm_op_t o;
-    if (!applies(s->comm, a, &o))
+    if (!applies(s->comm, a, 1, &o))
         return empi_allreduce_shm(s, a);
     return empi_shm_build(s, &o);
 }
@@ -107,8 +123,25 @@ EMPI_ALG(empi_allreduce_shm_cma)
 int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
 {
     empi_shm_op_t o;
-    if (!applies(a->comm, a, &o))
+    if (!applies(a->comm, a, 1, &o))
         return empi_allreduce_shm_fast(a, rc);
+    *rc = empi_shm_run_direct(&o);
+    return 1;
+}
+
+EMPI_ALG(empi_reduce_shm_cma)
+{
+    empi_shm_op_t o;
+    if (!applies(s->comm, a, 0, &o))
+        return empi_reduce_shm(s, a);
+    return empi_shm_build(s, &o);
+}
+
+int empi_reduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
+{
+    empi_shm_op_t o;
+    if (!applies(a->comm, a, 0, &o))
+        return empi_reduce_shm_fast(a, rc);
     *rc = empi_shm_run_direct(&o);
     return 1;
 }

@@ -89,6 +89,18 @@ char *empi_shm_scratch(struct empi_coll_shm *m)
     return m->scratch;
 }
 
+char *empi_shm_slice_buf(struct empi_coll_shm *m, size_t len)
+{
+    if (len > m->slice_len) {
+        char *b = realloc(m->slice, len);
+        if (!b)
+            return NULL;
+        m->slice = b;
+        m->slice_len = len;
+    }
+    return m->slice;
+}
+
 size_t empi_coll_shm_slot_wanted(int p)
 {
     size_t want = empi_tunables.coll_shm_buffer / (2 * (size_t)p), slot = EMPI_SHM_SLOT_MIN;
@@ -182,6 +194,7 @@ void empi_coll_shm_free(struct empi_coll_shm *m)
         return;
     munmap(m->base, m->len);
     free(m->scratch);
+    free(m->slice);
     free(m);
 }
 

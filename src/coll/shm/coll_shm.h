@@ -56,6 +56,8 @@ struct empi_coll_shm {
     const int *world;     /* comm rank -> world rank */
     int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
     char *scratch;        /* EMPI_SHM_CMA_CHUNK bytes for single-copy reductions, made on first use */
+    char *slice;          /* a single-copy reduce's result slice on a rank other than the root */
+    size_t slice_len;
 };
 
 /* Single-copy (CMA) algorithms read peers' buffers in chunks of this size: big enough that the
@@ -164,6 +166,9 @@ static inline void empi_shm_copy_out(void *dst, const void *src, size_t n, size_
 int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remote, size_t len);
 /* The chunk buffer of single-copy reductions (NULL when out of memory). */
 char *empi_shm_scratch(struct empi_coll_shm *m);
+/* At least len bytes for a single-copy reduce's result slice, kept for the next call (NULL when out
+   of memory). One at a time suffices: pieces of a segment run in epoch order. */
+char *empi_shm_slice_buf(struct empi_coll_shm *m, size_t len);
 
 /*
  * One operation: `count` elements of `esize` bytes cut into pieces of `piece` elements, one epoch
