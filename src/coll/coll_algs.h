@@ -55,6 +55,7 @@ EMPI_ALG(empi_alltoallw_linear);
 EMPI_ALG(empi_reduce_scatter_reduce_scatterv);
 EMPI_ALG(empi_reduce_scatter_pairwise);
 EMPI_ALG(empi_reduce_scatter_shm);
+EMPI_ALG(empi_reduce_scatter_shm_cma);
 EMPI_ALG(empi_scan_recursive_doubling);
 EMPI_ALG(empi_scan_linear);
 EMPI_ALG(empi_exscan_recursive_doubling);

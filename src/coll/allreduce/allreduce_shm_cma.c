@@ -12,9 +12,16 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-/* Slices start on cache-line boundaries where the element size allows. */
+/* Slices start on cache-line boundaries where the element size allows; a reduce_scatter's are its
+   blocks (plan: p + 1 element offsets). */
 static void slice_of(const empi_shm_op_t *o, int r, size_t *off, size_t *len)
 {
+    if (o->plan) {
+        const MPI_Count *at = o->plan;
+        *off = (size_t)at[r] * o->esize;
+        *len = (size_t)(at[r + 1] - at[r]) * o->esize;
+        return;
+    }
     MPI_Count q = 64 % o->esize == 0 ? 64 / (MPI_Count)o->esize : 1;
     MPI_Count per = (o->count + o->m->p - 1) / o->m->p;
     per = (per + q - 1) / q * q;
@@ -25,7 +32,7 @@ static void slice_of(const empi_shm_op_t *o, int r, size_t *off, size_t *len)
 }
 
 /* Whether rank r holds the whole result, so that its slice lies at its own offset in rbuf;
-   otherwise (reduce, not the root) rbuf is the slice alone. */
+   otherwise (reduce, not the root; reduce_scatter, root -1) rbuf is the slice alone. */
 static int holds_all(const empi_shm_op_t *o, int r)
 {
     return o->all || r == o->root;
@@ -94,9 +101,7 @@ static int step(empi_shm_op_t *o)
     return empi_shm_cma_finish(o);
 }
 
-/* Set up o as the single-copy reduce (all = 0) or allreduce of the call `a`; 0 when that does not
-   apply (the caller falls back to the shared-buffer algorithm). */
-static int applies(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
+int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
 {
     if (!a->op->commutative || !empi_shm_reduce_op(comm, a, all, o) || !o->m->cma || o->m->p < 2)
         return 0;
@@ -115,7 +120,7 @@ static int applies(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_s
 EMPI_ALG(empi_allreduce_shm_cma)
 {
     empi_shm_op_t o;
-    if (!applies(s->comm, a, 1, &o))
+    if (!empi_shm_cma_reduce_op(s->comm, a, 1, &o))
         return empi_allreduce_shm(s, a);
     return empi_shm_build(s, &o);
 }
@@ -123,7 +128,7 @@ EMPI_ALG(empi_allreduce_shm_cma)
 int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
 {
     empi_shm_op_t o;
-    if (!applies(a->comm, a, 1, &o))
+    if (!empi_shm_cma_reduce_op(a->comm, a, 1, &o))
         return empi_allreduce_shm_fast(a, rc);
     *rc = empi_shm_run_direct(&o);
     return 1;
@@ -132,7 +137,7 @@ int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
 EMPI_ALG(empi_reduce_shm_cma)
 {
     empi_shm_op_t o;
-    if (!applies(s->comm, a, 0, &o))
+    if (!empi_shm_cma_reduce_op(s->comm, a, 0, &o))
         return empi_reduce_shm(s, a);
     return empi_shm_build(s, &o);
 }
@@ -140,7 +145,7 @@ EMPI_ALG(empi_reduce_shm_cma)
 int empi_reduce_shm_cma_fast(const empi_coll_args_t *a, int *rc)
 {
     empi_shm_op_t o;
-    if (!applies(a->comm, a, 0, &o))
+    if (!empi_shm_cma_reduce_op(a->comm, a, 0, &o))
         return empi_reduce_shm_fast(a, rc);
     *rc = empi_shm_run_direct(&o);
     return 1;

@@ -229,6 +229,10 @@ int empi_shm_run_direct(empi_shm_op_t *o);
    memory (reduce_shm.c); 0 when that does not apply (derived types, no shared segment). */
 int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
+/* Set up o as the single-copy (CMA) reduce (all = 0: to a->root) or allreduce (all = 1) of the call
+   `a` (allreduce_shm_cma.c); 0 when that does not apply (not commutative, derived types, no CMA). */
+int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
+
 /* acc = the fold of cnt elements at byte offset off of every rank's data of the current piece,
    right to left (acc = d_i op acc: rank order for any op). Returns an MPI error class. */
 int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc);
