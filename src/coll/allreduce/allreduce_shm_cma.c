@@ -74,6 +74,13 @@ static int step(empi_shm_op_t *o)
     struct empi_coll_shm *m = o->m;
     uint64_t e = o->e;
     size_t off, len;
+    if (o->phase == 0 && o->uses_slice) {
+        /* Out of memory, rbuf is NULL and the fold reports it: the others have chosen this
+           algorithm too and must not wait for one that fell back. */
+        slice_of(o, m->me, &off, &len);
+        if (!empi_shm_slice_buf(m, e, len ? len : 1, &o->rbuf))
+            return 0;
+    }
     if (!empi_shm_cma_publish(o))
         return 0;
     if (o->phase == 1) {
@@ -107,13 +114,7 @@ int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all
         return 0;
     o->step = step;
     o->piece = o->count;
-    if (!holds_all(o, o->m->me)) {
-        size_t off, len;
-        slice_of(o, o->m->me, &off, &len);
-        /* Out of memory, rbuf stays NULL and the step reports it: the others have chosen this
-           algorithm too and must not wait for one that fell back. */
-        o->rbuf = empi_shm_slice_buf(o->m, len ? len : 1);
-    }
+    o->uses_slice = !holds_all(o, o->m->me);   /* a reduce's rank other than the root has no rbuf */
     return 1;
 }
 

@@ -89,16 +89,20 @@ char *empi_shm_scratch(struct empi_coll_shm *m)
     return m->scratch;
 }
 
-char *empi_shm_slice_buf(struct empi_coll_shm *m, size_t len)
+int empi_shm_slice_buf(struct empi_coll_shm *m, uint64_t e, size_t len, char **buf)
 {
+    if (!empi_shm_all_reached(m, e - 1))
+        return 0;
+    *buf = NULL;
     if (len > m->slice_len) {
         char *b = realloc(m->slice, len);
         if (!b)
-            return NULL;
+            return 1;
         m->slice = b;
         m->slice_len = len;
     }
-    return m->slice;
+    *buf = m->slice;
+    return 1;
 }
 
 size_t empi_coll_shm_slot_wanted(int p)

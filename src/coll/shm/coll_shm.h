@@ -166,9 +166,10 @@ static inline void empi_shm_copy_out(void *dst, const void *src, size_t n, size_
 int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remote, size_t len);
 /* The chunk buffer of single-copy reductions (NULL when out of memory). */
 char *empi_shm_scratch(struct empi_coll_shm *m);
-/* At least len bytes for a single-copy reduce's result slice, kept for the next call (NULL when out
-   of memory). One at a time suffices: pieces of a segment run in epoch order. */
-char *empi_shm_slice_buf(struct empi_coll_shm *m, size_t len);
+/* At least len bytes of the segment's slice buffer for piece e, kept for the next call: 0 while an
+   earlier piece's readers may still be in it (a piece marks itself done before they are through),
+   else 1 with *buf set (NULL when out of memory). */
+int empi_shm_slice_buf(struct empi_coll_shm *m, uint64_t e, size_t len, char **buf);
 
 /*
  * One operation: `count` elements of `esize` bytes cut into pieces of `piece` elements, one epoch
@@ -195,6 +196,8 @@ struct empi_shm_op {
     size_t nb;               /* block bytes (alltoall, allgather) */
     int all;                 /* reductions: every rank gets the result (allreduce) */
     int err;                 /* single-copy algorithms: error class to return once the others are done */
+    int uses_slice;          /* single-copy: this rank's output (reduce off the root) or input (scan in
+                                place) goes in the segment's slice buffer, taken at each start */
     void *plan;              /* the algorithm's own layout (alltoallv), in schedule memory */
 };
 
