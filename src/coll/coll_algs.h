@@ -32,6 +32,7 @@ EMPI_ALG(empi_scatter_linear);
 EMPI_ALG(empi_scatter_binomial);
 EMPI_ALG(empi_scatter_shm);
 EMPI_ALG(empi_scatter_shm_cma);
+EMPI_ALG(empi_bcast_shm_cma);
 EMPI_ALG(empi_scatterv_linear);
 EMPI_ALG(empi_scatterv_shm);
 EMPI_ALG(empi_allgather_ring);

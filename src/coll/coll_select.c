@@ -39,6 +39,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_BCAST, "chain", 0, empi_bcast_chain, "pipelined chain in segments"},
     {EMPI_COLL_BCAST, "shm", EMPI_ALG_SINGLE_NODE, empi_bcast_shm,
      "root copies into a node-wide shared buffer, the others copy out", empi_bcast_shm_fast},
+    {EMPI_COLL_BCAST, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_bcast_shm_cma,
+     "every rank reads the buffer straight from the root's (CMA; else shm)"},
 
     {EMPI_COLL_BCAST, "hier", EMPI_ALG_MULTI_NODE | EMPI_ALG_BLOCKING, empi_bcast_hier,
      "root to its node leader, bcast among leaders, node bcast", empi_bcast_hier_fast},

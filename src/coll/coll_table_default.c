@@ -13,6 +13,8 @@ const char empi_tune_default_text[] =
     "barrier               *      *        *        hier\n"
     "barrier               2-64   2-       *        shm\n"
     "barrier               *      *        *        dissemination\n"
+    "bcast                 2      2        16k-256k shm_cma   # 0.52-0.80 of shm/binomial (run Y); from 512 KiB the one-send copy of both cores wins\n"
+    "bcast                 3-16   2-       64k-     shm_cma   # 4 ranks on 2 cores 0.36-0.80 of shm (run Y)\n"
     "bcast                 2      2        64k-512k binomial\n"
     "bcast                 2-64   2-       *        shm\n"
     "bcast                 *      2-       0-256k   hier\n"
