@@ -1,11 +1,10 @@
 /*
- * Scatter and bcast, single copy on one node (CMA): the root publishes its send buffer's address in
- * the shared segment (and a scatter's root copies its own block); every other rank reads its block
- * (a bcast: the whole buffer) straight from there into its receive buffer and leaves. The root
- * waits until every reader is through, since its buffer goes back to the user when it returns. No
- * handshake per block, no packets to match, and the readers copy in parallel (the pt2pt rendezvous
- * of `linear` costs an RTS, a COOP and a FIN per block, all handled by a root that ranks
- * outnumbering cores keep off its core).
+ * Scatter, single copy on one node (CMA): the root publishes its send buffer's address in the
+ * shared segment and copies its own block; every other rank reads its block straight from there
+ * into its receive buffer and leaves. The root waits until every reader is through, since its
+ * buffer goes back to the user when it returns. No handshake per block, no packets to match, and
+ * the readers copy in parallel (the pt2pt rendezvous of `linear` costs an RTS, a COOP and a FIN per
+ * block, all handled by a root that ranks outnumbering cores keep off its core).
  * A communicator whose pairs all read each other's memory (agreed at set-up); otherwise shm.
  * Non-contiguous types are packed on both sides.
  * Cost: 1 flag + n read per rank in parallel; the root copies its own block and waits for p-1 flags.
@@ -13,8 +12,8 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-/* One piece (the whole message). */
-static int step(empi_shm_op_t *o)
+/* One piece (the whole message); also bcast shm_cma's (all = 1). */
+int empi_shm_root_read_step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     uint64_t e = o->e;
@@ -51,23 +50,8 @@ EMPI_ALG(empi_scatter_shm_cma)
         EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount * p, a->sdt, 1));
     if (!a->in_place)
         EMPI_TRY(empi_bytes_begin(s, &rv, a->rbuf, a->rcount, a->rdt, 0));
-    empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = 1, .piece = 1, .esize = nb, .nb = nb,
+    empi_shm_op_t o = {.step = empi_shm_root_read_step, .m = m, .root = a->root, .count = 1, .piece = 1, .esize = nb, .nb = nb,
                        .sbuf = sv.bytes, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return a->in_place ? MPI_SUCCESS : empi_bytes_finish(s, &rv);
-}
-
-EMPI_ALG(empi_bcast_shm_cma)
-{
-    struct empi_coll_shm *m;
-    size_t nb = (size_t)empi_coll_msg_bytes(a);
-    if (nb == 0 || s->comm->size < 2 || !(m = empi_coll_shm_get(s->comm)) || !m->cma)
-        return empi_bcast_shm(s, a);
-    int root = s->comm->rank == a->root;
-    empi_bytes_view_t v;
-    EMPI_TRY(empi_bytes_begin(s, &v, a->rbuf, a->rcount, a->rdt, root));
-    empi_shm_op_t o = {.step = step, .m = m, .root = a->root, .count = 1, .piece = 1, .esize = nb, .nb = nb, .all = 1,
-                       .sbuf = root ? v.bytes : NULL, .rbuf = root ? NULL : v.bytes};
-    EMPI_TRY(empi_shm_build(s, &o));
-    return root ? MPI_SUCCESS : empi_bytes_finish(s, &v);
 }

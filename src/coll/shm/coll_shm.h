@@ -232,6 +232,10 @@ int empi_shm_run_direct(empi_shm_op_t *o);
    memory (reduce_shm.c); 0 when that does not apply (derived types, no shared segment). */
 int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
+/* Scatter shm_cma's step (scatter_shm_cma.c): the root publishes sbuf, every other rank reads nb
+   bytes of it into rbuf, its own block (all = 1: a bcast, the same block for all). */
+int empi_shm_root_read_step(empi_shm_op_t *o);
+
 /* Set up o as the single-copy (CMA) reduce (all = 0: to a->root) or allreduce (all = 1) of the call
    `a` (allreduce_shm_cma.c); 0 when that does not apply (not commutative, derived types, no CMA). */
 int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
