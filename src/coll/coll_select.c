@@ -136,7 +136,8 @@ static const empi_coll_alg_t registry[] = {
      "p-1 steps: send each rank its block, reduce what arrives"},
     {EMPI_COLL_REDUCE_SCATTER_BLOCK, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_scatter_shm,
      "every rank copies its vector into a node-wide shared buffer and folds its own block from all"},
-    {EMPI_COLL_REDUCE_SCATTER_BLOCK, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_scatter_shm_cma,
+    {EMPI_COLL_REDUCE_SCATTER_BLOCK, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE,
+     empi_reduce_scatter_shm_cma,
      "every rank folds its block reading the others' vectors directly (CMA; else shm)"},
 
     {EMPI_COLL_SCAN, "recursive_doubling", 0, empi_scan_recursive_doubling,

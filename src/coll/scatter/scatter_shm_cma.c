@@ -50,8 +50,8 @@ EMPI_ALG(empi_scatter_shm_cma)
         EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount * p, a->sdt, 1));
     if (!a->in_place)
         EMPI_TRY(empi_bytes_begin(s, &rv, a->rbuf, a->rcount, a->rdt, 0));
-    empi_shm_op_t o = {.step = empi_shm_root_read_step, .m = m, .root = a->root, .count = 1, .piece = 1, .esize = nb, .nb = nb,
-                       .sbuf = sv.bytes, .rbuf = rv.bytes};
+    empi_shm_op_t o = {.step = empi_shm_root_read_step, .m = m, .root = a->root, .count = 1, .piece = 1, .esize = nb,
+                       .nb = nb, .sbuf = sv.bytes, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return a->in_place ? MPI_SUCCESS : empi_bytes_finish(s, &rv);
 }
