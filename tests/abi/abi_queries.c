@@ -27,23 +27,6 @@ static void check_abi_info(void) {
   expect_size_key(info, "mpi_aint_size", sizeof(MPI_Aint));
   expect_size_key(info, "mpi_count_size", sizeof(MPI_Count));
   expect_size_key(info, "mpi_offset_size", sizeof(MPI_Offset));
-  /* From EMPI_ALLOC_MEM_HUGE (1 MiB by default) a block starts on a 2 MiB page; a larger alignment
-     asked for still wins. Every byte up to the size asked for is usable. */
-  const MPI_Aint big = 3 * (1 << 20) + 12345;
-  for (int k = 0; k < 2; k++) {
-    unsigned char *b = NULL;
-    uintptr_t align = k ? (uintptr_t)8 << 20 : (uintptr_t)2 << 20;
-    if (k)
-      CHECK_MPI(MPI_Info_set(info, "mpi_minimum_memory_alignment", "8388608"));
-    CHECK_MPI(MPI_Alloc_mem(big, k ? info : MPI_INFO_NULL, &b));
-    CHECK(((uintptr_t)b & (align - 1)) == 0, "MPI_Alloc_mem(%ld): %p is not aligned to %lu", (long)big, (void *)b,
-          (unsigned long)align);
-    for (MPI_Aint i = 0; i < big; i++)
-      b[i] = (unsigned char)(i * 7);
-    for (MPI_Aint i = 0; i < big; i++)
-      CHECK(b[i] == (unsigned char)(i * 7), "MPI_Alloc_mem(%ld): byte %ld lost", (long)big, (long)i);
-    CHECK_MPI(MPI_Free_mem(b));
-  }
   CHECK_MPI(MPI_Info_free(&info));
 }
 
