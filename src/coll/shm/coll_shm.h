@@ -56,7 +56,7 @@ struct empi_coll_shm {
     const int *world;     /* comm rank -> world rank */
     int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
     char *scratch;        /* EMPI_SHM_CMA_CHUNK bytes for single-copy reductions, made on first use */
-    char *slice;          /* a single-copy reduce's result slice on a rank other than the root */
+    char *slice;          /* single copy: a reduce's slice off the root, an in-place scan's input */
     size_t slice_len;
 };
 
