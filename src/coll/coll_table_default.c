@@ -73,7 +73,6 @@ const char empi_tune_default_text[] =
     "alltoall              *      *        0-256    bruck\n"
     "alltoall              2-16   *        *        linear\n"
     "alltoall              *      *        *        pairwise\n"
-    "alltoallv             2      2        4k-      pairwise  # the message's pipelined copy beats the segment's two in turn\n"
     "alltoallv             2-64   2-       *        shm\n"
     "alltoallv             *      *        *        linear\n"
     "alltoallw             *      *        *        linear\n"
