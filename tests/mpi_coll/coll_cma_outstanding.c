@@ -94,6 +94,27 @@ int main(int argc, char **argv)
             free(rsout[k]);
         }
     }
+    /* A reduce-scatter whose last block is empty: that rank may pass no receive buffer at all. */
+    {
+        enum { RN = 5000 };
+        int *rc = malloc(sizeof(int) * size), *in = malloc(sizeof(int) * RN * size), *out = malloc(sizeof(int) * RN);
+        CHECK(rc && in && out, "out of memory");
+        int total = 0;
+        for (int r = 0; r < size; r++)
+            total += rc[r] = r == size - 1 ? 0 : RN;
+        for (int e = 0; e < total; e++)
+            in[e] = input(20, rank, e);
+        CHECK_MPI(MPI_Reduce_scatter(in, rank == size - 1 ? NULL : out, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (int e = 0; e < rc[rank]; e++) {
+            int want = 0;
+            for (int r = 0; r < size; r++)
+                want += input(20, r, rank * RN + e);
+            CHECK(out[e] == want, "reduce_scatter with an empty block: element %d: %d, want %d", e, out[e], want);
+        }
+        free(rc);
+        free(in);
+        free(out);
+    }
     /* Persistent: each start takes the slice buffer afresh, and an in-place scan copies its input
        anew (the first start's copy must not be reused). */
     enum { PN = 50000 };
