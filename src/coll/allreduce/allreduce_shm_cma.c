@@ -67,20 +67,6 @@ static int reduce_slice(empi_shm_op_t *o, size_t off, size_t len)
     return MPI_SUCCESS;
 }
 
-/* A rank whose fold failed says so in its post line, after the two addresses it published, so that
-   the ranks taking its slice fail too rather than return a wrong result. */
-static void post_fold_status(struct empi_coll_shm *m, uint64_t e, int err)
-{
-    memcpy(empi_shm_line(m, m->me, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
-}
-
-static int fold_status(struct empi_coll_shm *m, uint64_t e, int r)
-{
-    int err;
-    memcpy(&err, empi_shm_line(m, r, e)->data + 2 * sizeof(uint64_t), sizeof err);
-    return err;
-}
-
 /* One piece (the whole message). A failing read is remembered, not returned at once: the others
    wait for this rank's posts, so it goes through every phase and reports at the end. */
 static int step(empi_shm_op_t *o)
@@ -102,7 +88,7 @@ static int step(empi_shm_op_t *o)
             return 0;
         slice_of(o, m->me, &off, &len);
         o->err = o->uses_slice && !o->rbuf ? MPI_ERR_NO_MEM : reduce_slice(o, off, len);
-        post_fold_status(m, e, o->err);
+        empi_shm_post_status(m, e, o->err);   /* the ranks taking our slice fail too, not return a wrong result */
         empi_shm_post(m, e, 2 * e + 2);
         o->phase = 2;
     }
@@ -113,7 +99,7 @@ static int step(empi_shm_op_t *o)
             int r = (m->me + k) % m->p;
             slice_of(o, r, &off, &len);
             const char *at = empi_shm_peer_addr(m, e, r, 1) + (holds_all(o, r) ? off : 0);
-            int rc = fold_status(m, e, r);
+            int rc = empi_shm_peer_status(m, e, r);
             if (rc == MPI_SUCCESS && len)
                 rc = empi_shm_read(m, r, o->rbuf + off, at, len);
             if (rc != MPI_SUCCESS && o->err == MPI_SUCCESS)

@@ -32,6 +32,7 @@ typedef struct {
     _Atomic uint64_t seq;
     char data[EMPI_SHM_INLINE];
 } __attribute__((aligned(64))) shm_line_t;
+_Static_assert(EMPI_SHM_INLINE >= 2 * sizeof(uint64_t) + sizeof(int), "a post line holds two addresses and a status");
 
 typedef struct {
     shm_line_t post[EMPI_SHM_LINES];
@@ -152,6 +153,20 @@ static inline const char *empi_shm_peer_addr(struct empi_coll_shm *m, uint64_t e
     uint64_t addr[2];
     memcpy(addr, empi_shm_line(m, r, e)->data, sizeof addr);
     return (const char *)(uintptr_t)addr[k];
+}
+
+/* After the two addresses in a single-copy piece's post line: this rank's error class for a part
+   others take from it (0: none), written before a later post of the same line, read after it. */
+static inline void empi_shm_post_status(struct empi_coll_shm *m, uint64_t e, int err)
+{
+    memcpy(empi_shm_line(m, m->me, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
+}
+
+static inline int empi_shm_peer_status(struct empi_coll_shm *m, uint64_t e, int r)
+{
+    int err;
+    memcpy(&err, empi_shm_line(m, r, e)->data + 2 * sizeof(uint64_t), sizeof err);
+    return err;
 }
 
 /* Copy n bytes of a piece out of the segment into a receive buffer of `total` bytes: with
