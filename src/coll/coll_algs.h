@@ -17,6 +17,7 @@ EMPI_ALG(empi_reduce_binomial);
 EMPI_ALG(empi_reduce_rsag);
 EMPI_ALG(empi_reduce_shm);
 EMPI_ALG(empi_reduce_shm_cma);
+EMPI_ALG(empi_reduce_shm_cma_root);
 EMPI_ALG(empi_allreduce_recursive_doubling);
 EMPI_ALG(empi_allreduce_reduce_bcast);
 EMPI_ALG(empi_allreduce_rabenseifner);
@@ -90,6 +91,7 @@ int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_scatterv_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_reduce_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_reduce_shm_cma_fast(const empi_coll_args_t *a, int *rc);
+int empi_reduce_shm_cma_root_fast(const empi_coll_args_t *a, int *rc);
 int empi_allreduce_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc);
 

@@ -54,6 +54,9 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_REDUCE, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_shm_cma,
      "each rank reduces its slice reading the others' buffers directly (CMA), the root reads the slices (else shm)",
      empi_reduce_shm_cma_fast},
+    {EMPI_COLL_REDUCE, "shm_cma_root", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_reduce_shm_cma_root,
+     "the root reads every rank's buffer directly (CMA) and folds them alone (else shm)",
+     empi_reduce_shm_cma_root_fast},
 
     {EMPI_COLL_REDUCE, "hier", EMPI_ALG_MULTI_NODE | EMPI_ALG_BLOCKING | EMPI_ALG_COMMUTATIVE, empi_reduce_hier,
      "node reduce to leaders, reduce among leaders, forward to the root", empi_reduce_hier_fast},

@@ -22,6 +22,8 @@ const char empi_tune_default_text[] =
     "bcast                 9-     *        12k-     scatter_allgather\n"
     "bcast                 *      *        12k-512k binomial\n"
     "bcast                 *      *        512k-    chain\n"
+    "reduce                2      2        16k-512k shm_cma_root # 0.51-0.92 of shm; 1 MiB: shm_cma 0.88 of it (run Z)\n"
+    "reduce                3-8    2-       128k-    2-    shm_cma_root # oversubscribed: 0.71-0.89 of shm at 3, 4, 8 ranks (run Z)\n"
     "reduce                2      2        512k-    shm_cma   # 0.63-0.72 of shm; at 4 ranks on 2 cores 1.04-1.09 (run Y)\n"
     "reduce                2-64   2-       *        shm\n"
     "reduce                *      2-       0-64k    hier\n"

@@ -1,7 +1,7 @@
 /*
  * Reduce, shared memory: every rank copies its piece into its slot; pieces up to 64 KiB (2 KiB for
  * allreduce, where every rank would fold everything) are folded by the root alone (the others are
- * done once their data is posted), larger ones in p disjoint slices folded in parallel into the
+ * done once their data is posted; the root reads its own from its buffer), larger ones in p disjoint slices folded in parallel into the
  * highest rank's slot, then copied out by the root. Any op:
  * folds run right to left (acc = d_i op acc), keeping rank order. Contiguous types.
  * Cost per piece: copy in + (small) 1 sync + (p-1) n gamma at the root, the others done at once /
@@ -12,14 +12,22 @@
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
-int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc)
+/* Rank r's data of the current piece; a root that folds alone reads its own from its buffer. */
+static const char *piece_data(empi_shm_op_t *o, int r, int own_posted)
+{
+    if (r == o->m->me && !own_posted)
+        return o->sbuf + o->off0;
+    return empi_shm_data(o->m, o->e, r, o->len);
+}
+
+int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc, int own_posted)
 {
     struct empi_coll_shm *m = o->m;
     if (cnt == 0)
         return MPI_SUCCESS;
-    empi_copy(acc, empi_shm_data(m, o->e, m->p - 1, o->len) + off, (size_t)cnt * o->esize);
+    empi_copy(acc, piece_data(o, m->p - 1, own_posted) + off, (size_t)cnt * o->esize);
     for (int i = m->p - 2; i >= 0; i--) {
-        int rc = empi_op_apply_data(o->op, empi_shm_data(m, o->e, i, o->len) + off, acc, cnt, o->dt);
+        int rc = empi_op_apply_data(o->op, piece_data(o, i, own_posted) + off, acc, cnt, o->dt);
         if (rc != MPI_SUCCESS)
             return rc;
     }
@@ -33,10 +41,14 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
     uint64_t e = o->e;
     int small = o->len <= (o->all ? EMPI_SHM_SMALL_REDUCE : EMPI_SHM_SMALL_ROOT_REDUCE);
     int gets = o->all || me == o->root;
+    /* a small reduce's root folds alone: it reads its own input from its buffer, unless the fold
+       overwrites it there (in place) */
+    int own_from_sbuf = small && !o->all && me == o->root && o->sbuf != o->rbuf;
     if (o->phase == 0) {
         if (!empi_shm_all_done(m, e, o->len))
             return 0;
-        empi_copy(empi_shm_data(m, o->e, me, o->len), o->sbuf + o->off0, o->len);
+        if (!own_from_sbuf)
+            empi_copy(empi_shm_data(m, o->e, me, o->len), o->sbuf + o->off0, o->len);
         empi_shm_post(m, o->e, 2 * e + 1);
         if (small && !gets) {
             empi_shm_set_done(m, e, 0);   /* reads nothing */
@@ -48,7 +60,7 @@ int empi_shm_reduce_step(empi_shm_op_t *o)
         if (!empi_shm_all_posted(m, o->e, 2 * e + 1))
             return 0;
         if (small) {
-            int rc = empi_shm_fold(o, 0, o->cnt, o->rbuf + o->off0);
+            int rc = empi_shm_fold(o, 0, o->cnt, o->rbuf + o->off0, !own_from_sbuf);
             if (rc != MPI_SUCCESS)
                 return -rc;
             empi_shm_set_done(m, e, o->all);

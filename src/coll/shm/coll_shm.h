@@ -256,8 +256,9 @@ int empi_shm_root_read_step(empi_shm_op_t *o);
 int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
 /* acc = the fold of cnt elements at byte offset off of every rank's data of the current piece,
-   right to left (acc = d_i op acc: rank order for any op). Returns an MPI error class. */
-int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc);
+   right to left (acc = d_i op acc: rank order for any op); own_posted 0: this rank's data is
+   read from sbuf, not from the segment. Returns an MPI error class. */
+int empi_shm_fold(empi_shm_op_t *o, size_t off, MPI_Count cnt, char *acc, int own_posted);
 
 /* The reduction step shared by reduce and allreduce (reduce/reduce_shm.c). */
 int empi_shm_reduce_step(empi_shm_op_t *o);
