@@ -24,6 +24,7 @@ EMPI_ALG(empi_allreduce_rabenseifner);
 EMPI_ALG(empi_allreduce_ring);
 EMPI_ALG(empi_allreduce_shm);
 EMPI_ALG(empi_allreduce_shm_cma);
+EMPI_ALG(empi_allreduce_shm_cma_each);
 EMPI_ALG(empi_gather_linear);
 EMPI_ALG(empi_gather_binomial);
 EMPI_ALG(empi_gather_shm);
@@ -94,6 +95,7 @@ int empi_reduce_shm_cma_fast(const empi_coll_args_t *a, int *rc);
 int empi_reduce_shm_cma_root_fast(const empi_coll_args_t *a, int *rc);
 int empi_allreduce_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_allreduce_shm_cma_fast(const empi_coll_args_t *a, int *rc);
+int empi_allreduce_shm_cma_each_fast(const empi_coll_args_t *a, int *rc);
 
 /* The algorithm of a collective on an intercommunicator (inter/coll_inter.c), NULL if none. */
 const empi_coll_alg_t *empi_coll_inter_alg(int coll);

@@ -74,6 +74,9 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_ALLREDUCE, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm_cma,
      "each rank reduces its slice reading the others' buffers directly (CMA), then reads the other "
      "slices (else shm)", empi_allreduce_shm_cma_fast},
+    {EMPI_COLL_ALLREDUCE, "shm_cma_each", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm_cma_each,
+     "every rank reads every other buffer directly (CMA) and folds the whole vector (else shm)",
+     empi_allreduce_shm_cma_each_fast},
 
     {EMPI_COLL_ALLREDUCE, "hier", EMPI_ALG_MULTI_NODE | EMPI_ALG_BLOCKING | EMPI_ALG_COMMUTATIVE,
      empi_allreduce_hier, "node reduce to leaders, allreduce among leaders, node bcast", empi_allreduce_hier_fast},

@@ -1,7 +1,7 @@
 /*
- * Single-copy (CMA) reductions outstanding together on one communicator: nonblocking reduces of
- * growing sizes, in-place scans and exscans, reduce-scatters, all posted before any is waited
- * for. Ranks other than a reduce's root, and ranks scanning in place, keep their slice or input
+ * Single-copy (CMA) reductions outstanding together on one communicator: nonblocking reduces and
+ * allreduces of growing sizes, in-place scans and exscans, reduce-scatters, all posted before any
+ * is waited for. Ranks other than a reduce's root, and ranks scanning in place, keep their slice or input
  * copy in a buffer of the communicator's segment that grows from call to call; growing it for a
  * later call must not move it under an earlier one still being read. Run with the shm_cma
  * algorithms forced (CMakeLists.txt); every element is checked.
@@ -38,26 +38,28 @@ int main(int argc, char **argv)
            published anything: their first reduce is still waiting when the later ones are built. */
         if (rank == iter % size)
             usleep(20000);
-        MPI_Request req[4 * OPS];
+        MPI_Request req[5 * OPS];
         int nreq = 0;
-        int *rin[OPS], *rout[OPS], *scan[OPS], *exscan[OPS], *rsin[OPS], *rsout[OPS];
+        int *rin[OPS], *rout[OPS], *aout[OPS], *scan[OPS], *exscan[OPS], *rsin[OPS], *rsout[OPS];
         for (int k = 0; k < OPS; k++) {
             int n = counts[k], root = iter % size;
             rin[k] = malloc(sizeof(int) * n);
             rout[k] = malloc(sizeof(int) * n);
+            aout[k] = malloc(sizeof(int) * n);
             scan[k] = malloc(sizeof(int) * n);
             exscan[k] = malloc(sizeof(int) * n);
             rsin[k] = malloc(sizeof(int) * n * size);
             rsout[k] = malloc(sizeof(int) * n);
-            CHECK(rin[k] && rout[k] && scan[k] && exscan[k] && rsin[k] && rsout[k], "out of memory");
+            CHECK(rin[k] && rout[k] && aout[k] && scan[k] && exscan[k] && rsin[k] && rsout[k], "out of memory");
             for (int e = 0; e < n; e++) {
                 rin[k][e] = input(k, rank, e);
                 scan[k][e] = exscan[k][e] = input(k, rank, e) * 2;
-                rout[k][e] = -1;
+                rout[k][e] = aout[k][e] = -1;
             }
             for (int e = 0; e < n * size; e++)
                 rsin[k][e] = input(k, rank, e);
             CHECK_MPI(MPI_Ireduce(rin[k], rout[k], n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &req[nreq++]));
+            CHECK_MPI(MPI_Iallreduce(rin[k], aout[k], n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[nreq++]));
             CHECK_MPI(MPI_Iscan(MPI_IN_PLACE, scan[k], n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[nreq++]));
             CHECK_MPI(MPI_Iexscan(MPI_IN_PLACE, exscan[k], n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[nreq++]));
             CHECK_MPI(MPI_Ireduce_scatter_block(rsin[k], rsout[k], n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
@@ -75,6 +77,7 @@ int main(int argc, char **argv)
                 if (rank == root)
                     CHECK(rout[k][e] == all, "iter %d reduce %d (root %d) element %d: %d, want %d", iter, n, root, e,
                           rout[k][e], all);
+                CHECK(aout[k][e] == all, "iter %d allreduce %d element %d: %d, want %d", iter, n, e, aout[k][e], all);
                 CHECK(scan[k][e] == 2 * (below + input(k, rank, e)), "iter %d scan %d element %d: %d, want %d", iter,
                       n, e, scan[k][e], 2 * (below + input(k, rank, e)));
                 if (rank > 0)
@@ -88,6 +91,7 @@ int main(int argc, char **argv)
             }
             free(rin[k]);
             free(rout[k]);
+            free(aout[k]);
             free(scan[k]);
             free(exscan[k]);
             free(rsin[k]);

@@ -7,6 +7,7 @@
  * Cost: 1 sync + (p-1) n read + (p-1) n gamma, all at the root: for few ranks per node, where the
  * slices of reduce shm_cma cost more in syncs and second reads than they save in parallel folds.
  * Contiguous types, a communicator whose pairs all read each other's memory; otherwise shm.
+ * allreduce shm_cma_each runs the same step on every rank.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
@@ -55,14 +56,15 @@ static int fold_all(empi_shm_op_t *o)
 }
 
 /* One piece (the whole message). The others are done once they have published; the piece ends for
-   them when the root is, since it reads their buffers until then. */
+   them when the root is, since it reads their buffers until then. With o->all every rank folds
+   everything (allreduce shm_cma_each). */
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     if (!empi_shm_cma_publish(o))
         return 0;
     if (o->phase == 1) {
-        if (m->me == o->root) {
+        if (m->me == o->root || o->all) {
             if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
                 return 0;
             o->err = fold_all(o);
@@ -73,9 +75,10 @@ static int step(empi_shm_op_t *o)
     return empi_shm_cma_finish(o);
 }
 
-static int cma_root_op(empi_comm_t *comm, const empi_coll_args_t *a, empi_shm_op_t *o)
+int empi_shm_cma_fold_all_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
 {
-    if (!empi_shm_reduce_op(comm, a, 0, o) || !o->m->cma || o->m->p < 2)
+    /* in place, every rank would fold over the input the others are reading */
+    if ((all && a->in_place) || !empi_shm_reduce_op(comm, a, all, o) || !o->m->cma || o->m->p < 2)
         return 0;
     o->step = step;
     o->piece = o->count;
@@ -85,7 +88,7 @@ static int cma_root_op(empi_comm_t *comm, const empi_coll_args_t *a, empi_shm_op
 EMPI_ALG(empi_reduce_shm_cma_root)
 {
     empi_shm_op_t o;
-    if (!cma_root_op(s->comm, a, &o))
+    if (!empi_shm_cma_fold_all_op(s->comm, a, 0, &o))
         return empi_reduce_shm(s, a);
     return empi_shm_build(s, &o);
 }
@@ -93,7 +96,7 @@ EMPI_ALG(empi_reduce_shm_cma_root)
 int empi_reduce_shm_cma_root_fast(const empi_coll_args_t *a, int *rc)
 {
     empi_shm_op_t o;
-    if (!cma_root_op(a->comm, a, &o))
+    if (!empi_shm_cma_fold_all_op(a->comm, a, 0, &o))
         return empi_reduce_shm_fast(a, rc);
     *rc = empi_shm_run_direct(&o);
     return 1;

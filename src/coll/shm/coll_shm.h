@@ -255,6 +255,11 @@ int empi_shm_root_read_step(empi_shm_op_t *o);
    `a` (allreduce_shm_cma.c); 0 when that does not apply (not commutative, derived types, no CMA). */
 int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
+/* Set up o as reduce shm_cma_root (all = 0) or allreduce shm_cma_each (all = 1): the root, or
+   every rank, reads every input (CMA) and folds it alone (reduce_shm_cma_root.c); 0 when that does
+   not apply (derived types, no CMA, an allreduce in place). */
+int empi_shm_cma_fold_all_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
+
 /* acc = the fold of cnt elements at byte offset off of every rank's data of the current piece,
    right to left (acc = d_i op acc: rank order for any op); own_posted 0: this rank's data is
    read from sbuf, not from the segment. Returns an MPI error class. */
