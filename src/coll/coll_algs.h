@@ -28,6 +28,7 @@ EMPI_ALG(empi_allreduce_shm_cma_each);
 EMPI_ALG(empi_gather_linear);
 EMPI_ALG(empi_gather_binomial);
 EMPI_ALG(empi_gather_shm);
+EMPI_ALG(empi_gather_shm_cma);
 EMPI_ALG(empi_gatherv_linear);
 EMPI_ALG(empi_gatherv_shm);
 EMPI_ALG(empi_scatter_linear);

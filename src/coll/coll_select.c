@@ -85,6 +85,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_GATHER, "binomial", 0, empi_gather_binomial, "binomial tree, subtrees forward packed blocks"},
     {EMPI_COLL_GATHER, "shm", EMPI_ALG_SINGLE_NODE, empi_gather_shm,
      "every rank copies its block into a node-wide shared buffer, the root copies them out", empi_gather_shm_fast},
+    {EMPI_COLL_GATHER, "shm_cma", EMPI_ALG_SINGLE_NODE, empi_gather_shm_cma,
+     "every rank writes its block straight into the root's buffer (CMA; else shm)"},
     {EMPI_COLL_GATHERV, "linear", 0, empi_gatherv_linear, "root receives from every rank"},
     {EMPI_COLL_GATHERV, "shm", EMPI_ALG_SINGLE_NODE, empi_gatherv_shm,
      "blocks up to 2 KiB through a node-wide shared buffer, larger ones as messages", empi_gatherv_shm_fast},

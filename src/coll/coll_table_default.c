@@ -39,6 +39,8 @@ const char empi_tune_default_text[] =
     "allreduce             *      2-       0-64k    hier\n"
     "allreduce             *      *        0-16k    recursive_doubling\n"
     "allreduce             *      *        16k-     rabenseifner\n"
+    "gather                2-16   2-       16k-     1     shm_cma   # writers copy into the root's buffer in parallel: 2 ranks 0.42-0.67 of shm (run Z)\n"
+    "gather                3-16   2-       32k-     2-    shm_cma   # oversubscribed: 4 ranks 0.41-0.74 of shm, 8 ranks from 64 KiB 0.56-0.92 (run Z)\n"
     "gather                2-64   2-       0-32k    1     shm\n"
     "gather                2-64   2-       4k-32k   2-    shm       # oversubscribed: eager sends run further ahead below\n"
     "gather                *      *        0-4k     binomial\n"

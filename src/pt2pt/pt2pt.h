@@ -17,6 +17,8 @@ int empi_pt2pt_add_peers(int total);
 /* Copy `len` bytes at `remote` in world_peer's address space into `local` (the transport's get:
    CMA on one node). 0, or -1 where this pair cannot. */
 int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len);
+/* Its other direction (the transport's put): `len` bytes at `local` to `remote` in world_peer. */
+int empi_pt2pt_write(int world_peer, const void *local, void *remote, size_t len);
 void empi_pt2pt_finalize(void);
 
 int empi_isend(const void *buf, MPI_Count count, empi_datatype_t *dt, int dest, int tag,

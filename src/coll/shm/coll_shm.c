@@ -82,6 +82,11 @@ int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remot
     return empi_pt2pt_read(m->world[r], local, remote, len) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+int empi_shm_write(struct empi_coll_shm *m, int r, const void *local, void *remote, size_t len)
+{
+    return empi_pt2pt_write(m->world[r], local, remote, len) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+}
+
 char *empi_shm_scratch(struct empi_coll_shm *m)
 {
     if (!m->scratch)

@@ -179,6 +179,8 @@ static inline void empi_shm_copy_out(void *dst, const void *src, size_t n, size_
 
 /* Copy len bytes at `remote` in rank r's memory to `local`; 0 or an MPI error class. */
 int empi_shm_read(struct empi_coll_shm *m, int r, void *local, const void *remote, size_t len);
+/* Copy len bytes at `local` to `remote` in rank r's memory; 0 or an MPI error class. */
+int empi_shm_write(struct empi_coll_shm *m, int r, const void *local, void *remote, size_t len);
 /* The chunk buffer of single-copy reductions (NULL when out of memory). */
 char *empi_shm_scratch(struct empi_coll_shm *m);
 /* At least len bytes of the segment's slice buffer for piece e, kept for the next call: 0 while an
