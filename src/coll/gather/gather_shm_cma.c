@@ -21,6 +21,9 @@ static int step(empi_shm_op_t *o)
             return 0;
         char *at = (char *)empi_shm_peer_addr(m, e, o->root, 0) + nb * (size_t)m->me;
         int rc = empi_shm_write(m, o->root, o->sbuf, at, nb);
+        /* the root must not return a buffer with a hole as a result: it reads this once we are done
+           (our post line is free: the root published after every rank was done with its last use) */
+        empi_shm_post_status(m, e, rc);
         empi_shm_set_done(m, e, 0);
         return rc == MPI_SUCCESS ? 1 : -rc;
     }
@@ -33,7 +36,12 @@ static int step(empi_shm_op_t *o)
         empi_shm_set_done(m, e, 0);
         o->phase = 1;
     }
-    return empi_shm_all_reached(m, e);
+    if (!empi_shm_all_reached(m, e))
+        return 0;
+    for (int r = 0; r < m->p; r++)
+        if (r != m->me && empi_shm_peer_status(m, e, r) != MPI_SUCCESS)
+            return -empi_shm_peer_status(m, e, r);
+    return 1;
 }
 
 EMPI_ALG(empi_gather_shm_cma)

@@ -2,7 +2,8 @@
  * Gatherv, shared memory, one epoch per call (coll/shm/shm_v.h): every rank but the root packs its
  * block into its own flag line, medium buffer or slot (up to 16 KiB), or sends it as a message
  * when larger, raises its flag with the block's descriptor and leaves; once every flag is up the
- * root unpacks each block or receives its message. Any datatype, any counts (the root's receive
+ * root unpacks each block or receives its message. Where single copy works, a larger contiguous
+ * block stays where it is: the root reads it from its sender, which waits for that. Any datatype, any counts (the root's receive
  * counts may be upper bounds).
  * Cost: per block up to 16 KiB 2 copies + 1 flag transfer; larger blocks as gatherv linear.
  */
@@ -15,7 +16,7 @@
 static empi_shm_vdesc_t my_block(const struct empi_coll_shm *m, const empi_coll_args_t *a)
 {
     size_t used = 0;
-    return empi_shm_v_choose(m, a->scount * a->sdt->size, &used);
+    return empi_shm_v_choose(m, a->scount * a->sdt->size, a->sdt->is_contig, &used);
 }
 
 static int step(empi_shm_op_t *o)
@@ -25,13 +26,18 @@ static int step(empi_shm_op_t *o)
     const empi_coll_args_t *a = pl->a;
     uint64_t e = o->e;
     if (m->me != a->root) {
-        empi_shm_vdesc_t d = my_block(m, a);
-        if (!empi_shm_all_done(m, e, d.way == EMPI_SHM_V_SLOT ? m->slot : EMPI_SHM_MEDIUM))
-            return 0;
-        empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);
-        empi_shm_post(m, e, 2 * e + 1);
-        empi_shm_set_done(m, e, 0);
-        return 1;
+        if (o->phase == 0) {
+            empi_shm_vdesc_t d = my_block(m, a);
+            if (!empi_shm_all_done(m, e, d.way == EMPI_SHM_V_SLOT ? m->slot : EMPI_SHM_MEDIUM))
+                return 0;
+            empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);
+            empi_shm_post(m, e, 2 * e + 1);
+            empi_shm_set_done(m, e, 0);
+            if (d.way != EMPI_SHM_V_CMA)
+                return 1;
+            o->phase = 1;
+        }
+        return empi_shm_all_reached(m, e);   /* the root reads our buffer until it is done */
     }
     if (o->phase == 0) {
         for (int i = 0; i < m->p; i++)

@@ -2,8 +2,9 @@
  * Scatterv, shared memory, one epoch per call (coll/shm/shm_v.h): the root packs each block into
  * its reader's flag line or medium buffer (up to 2 KiB) or into its own slot (up to 16 KiB, one
  * after another while they fit), writes each reader's descriptor and raises its flag once; the
- * other blocks go as messages. Each reader follows its descriptor (unpacks, or receives the
- * message) and leaves. Any datatype, any counts (a reader's count may be an upper bound).
+ * other blocks go as messages, or, where single copy works and the send type is contiguous, are
+ * read by their reader straight from the root's buffer (the root waits for that). Each reader
+ * follows its descriptor (unpacks, reads, or receives the message) and leaves. Any datatype, any counts (a reader's count may be an upper bound).
  * Cost: per block in the segment 2 copies + 1 flag transfer; the rest as scatterv linear.
  */
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static int next_block(const struct empi_coll_shm *m, const empi_coll_args_t *a, 
         ;
     if (w->i >= m->p)
         return 0;
-    *d = empi_shm_v_choose(m, a->scounts[w->i] * a->sdt->size, &w->used);
+    *d = empi_shm_v_choose(m, a->scounts[w->i] * a->sdt->size, a->sdt->is_contig, &w->used);
     return 1;
 }
 
@@ -40,17 +41,25 @@ static int step(empi_shm_op_t *o)
     uint64_t e = o->e;
     empi_shm_vdesc_t d;
     if (m->me == a->root) {
-        walk_t w = {0, -1};
-        while (next_block(m, a, &w, &d))
-            ;
-        if (!empi_shm_all_done(m, e, w.used ? m->slot : EMPI_SHM_MEDIUM))
-            return 0;
-        w = (walk_t){0, -1};
-        while (next_block(m, a, &w, &d))
-            empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
-        empi_shm_post(m, e, 2 * e + 1);
-        empi_shm_set_done(m, e, 0);
-        return 1;
+        if (o->phase == 0) {
+            walk_t w = {0, -1};
+            while (next_block(m, a, &w, &d))
+                ;
+            if (!empi_shm_all_done(m, e, w.used ? m->slot : EMPI_SHM_MEDIUM))
+                return 0;
+            int read_here = 0;
+            w = (walk_t){0, -1};
+            while (next_block(m, a, &w, &d)) {
+                empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
+                read_here |= d.way == EMPI_SHM_V_CMA;
+            }
+            empi_shm_post(m, e, 2 * e + 1);
+            empi_shm_set_done(m, e, 0);
+            if (!read_here)
+                return 1;
+            o->phase = 1;
+        }
+        return empi_shm_all_reached(m, e);   /* readers copy from our buffer until they are done */
     }
     if (o->phase == 0) {
         if (!empi_shm_posted(m, a->root, e, 2 * e + 1))

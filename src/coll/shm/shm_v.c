@@ -1,8 +1,10 @@
 /* Block descriptors of gatherv and scatterv in shared memory (shm_v.h explains). */
+#include <stdlib.h>
+
 #include "coll/shm/shm_v.h"
 #include "pt2pt/pt2pt.h"
 
-empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, size_t *used)
+empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used)
 {
     empi_shm_vdesc_t d = {(uint64_t)bytes, EMPI_SHM_V_MESSAGE, 0};
     size_t at = (*used + 63) & ~(size_t)63;
@@ -12,6 +14,8 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
         d.way = EMPI_SHM_V_INLINE;
     else if (bytes <= EMPI_SHM_MEDIUM)
         d.way = EMPI_SHM_V_MEDIUM;
+    else if (m->cma && contig && bytes >= EMPI_SHM_V_CMA_MIN && bytes <= EMPI_SHM_V_CMA_MAX)
+        d.way = EMPI_SHM_V_CMA;
     else if (bytes <= EMPI_SHM_V_SLOT_MAX && at + (size_t)bytes <= m->slot) {
         d.way = EMPI_SHM_V_SLOT;
         d.offset = (uint32_t)at;
@@ -41,13 +45,47 @@ void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_s
     char *dst = area(m, e, owner, m->me, d);
     if (dst)
         empi_coll_copy(buf, count, dt, dst, (MPI_Count)d->bytes, empi_byte_type);
-    memcpy(empi_shm_line(m, owner, e)->data, d, sizeof *d);
+    char *line = empi_shm_line(m, owner, e)->data;
+    memcpy(line, d, sizeof *d);
+    if (d->way == EMPI_SHM_V_CMA) {
+        uint64_t at = (uint64_t)(uintptr_t)((const char *)buf + dt->true_lb);
+        memcpy(line + sizeof *d, &at, sizeof at);
+    }
 }
 
 static void note(empi_shm_vplan_t *pl, int rc)
 {
     if (pl->err == MPI_SUCCESS)
         pl->err = rc;
+}
+
+/* A single-copy block: straight into a contiguous receive buffer, else through a bounce buffer
+   (what fits; a longer block is a truncation). */
+static void read_block(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl,
+                       const empi_shm_vdesc_t *d, void *buf, MPI_Count count, empi_datatype_t *dt)
+{
+    uint64_t at;
+    memcpy(&at, empi_shm_line(m, owner, e)->data + sizeof *d, sizeof at);
+    size_t room = (size_t)(count * dt->size), n = d->bytes < room ? (size_t)d->bytes : room;
+    if (d->bytes > room)
+        note(pl, MPI_ERR_TRUNCATE);
+    if (n == 0)
+        return;
+    const void *src = (const void *)(uintptr_t)at;
+    if (dt->is_contig) {
+        note(pl, empi_shm_read(m, writer, (char *)buf + dt->true_lb, src, n));
+        return;
+    }
+    char *bounce = malloc(n);
+    if (!bounce) {
+        note(pl, MPI_ERR_NO_MEM);
+        return;
+    }
+    int rc = empi_shm_read(m, writer, bounce, src, n);
+    if (rc == MPI_SUCCESS)
+        empi_coll_copy(bounce, (MPI_Count)n, empi_byte_type, buf, count, dt);
+    note(pl, rc);
+    free(bounce);
 }
 
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
@@ -62,6 +100,10 @@ void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer,
             pl->nreqs++;
         else
             note(pl, rc);
+        return;
+    }
+    if (d.way == EMPI_SHM_V_CMA) {
+        read_block(m, e, owner, writer, pl, &d, buf, count, dt);
         return;
     }
     const char *src = area(m, e, owner, writer, &d);

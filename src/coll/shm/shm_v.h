@@ -4,7 +4,9 @@
  * decides how it travels and says so in a descriptor at the start of the flag line data of the
  * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written by
  * the root): inline after the descriptor, in that rank's medium buffer, in the writer's slot (up to
- * 16 KiB, one after another while they fit), or as a point-to-point message. The other end follows
+ * 16 KiB, one after another while they fit; 8 KiB where single copy works), read straight from
+ * the holder's buffer (single copy, CMA: contiguous blocks beyond that up to 256 KiB, the address
+ * after the descriptor; the holder waits for the reader), or as a point-to-point message. The other end follows
  * the descriptor rather than its own count, so counts that disagree still meet: a shorter block is
  * received (a root's receive counts are often upper bounds), a longer one gives MPI_ERR_TRUNCATE,
  * and nobody waits for something that is not coming.
@@ -14,7 +16,7 @@
 
 #include "coll/shm/coll_shm.h"
 
-enum { EMPI_SHM_V_NONE, EMPI_SHM_V_INLINE, EMPI_SHM_V_MEDIUM, EMPI_SHM_V_SLOT, EMPI_SHM_V_MESSAGE };
+enum { EMPI_SHM_V_NONE, EMPI_SHM_V_INLINE, EMPI_SHM_V_MEDIUM, EMPI_SHM_V_SLOT, EMPI_SHM_V_MESSAGE, EMPI_SHM_V_CMA };
 
 typedef struct {
     uint64_t bytes;
@@ -28,6 +30,11 @@ typedef struct {
    to here a message would be eager and, its receive posted only once the descriptor is read,
    copied once more out of the unexpected queue. */
 #define EMPI_SHM_V_SLOT_MAX (16 * 1024)
+/* Where pairs read each other's memory, contiguous blocks in this range are read from their
+   holder; larger ones go as messages, whose copy both processes share (2 ranks, 1 MiB: a
+   single-copy read 1.5-1.9 times slower). */
+#define EMPI_SHM_V_CMA_MIN (8 * 1024 + 1)
+#define EMPI_SHM_V_CMA_MAX (256 * 1024)
 
 /* One call's state, in schedule memory or on the blocking caller's stack. */
 typedef struct {
@@ -38,8 +45,9 @@ typedef struct {
     empi_request_t **reqs;    /* the messages this end receives; room for one per rank */
 } empi_shm_vplan_t;
 
-/* How a block of `bytes` travels; *used is the writer's slot so far (advanced for a slot block). */
-empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, size_t *used);
+/* How a block of `bytes` travels (`contig`: its holder's data is one run of bytes); *used is the
+   writer's slot so far (advanced for a slot block). */
+empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used);
 
 /* The writer's side for piece e: pack (buf, count, dt) where d says (nothing for a message or an
    empty block) and put d in rank `owner`'s line; the slot is the writer's own (m->me). */
@@ -47,7 +55,8 @@ void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_s
                     MPI_Count count, const empi_datatype_t *dt);
 
 /* The reader's side: follow rank `owner`'s descriptor of piece e, whose slot is `writer`'s, into
-   (buf, count, dt); a message is received from `writer` (posted into pl->reqs). */
+   (buf, count, dt); a message is received from `writer` (posted into pl->reqs), a single-copy
+   block read from `writer`'s memory. */
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
                      MPI_Count count, empi_datatype_t *dt);
 
