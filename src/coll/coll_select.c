@@ -89,7 +89,8 @@ static const empi_coll_alg_t registry[] = {
      "every rank writes its block straight into the root's buffer (CMA; else shm)"},
     {EMPI_COLL_GATHERV, "linear", 0, empi_gatherv_linear, "root receives from every rank"},
     {EMPI_COLL_GATHERV, "shm", EMPI_ALG_SINGLE_NODE, empi_gatherv_shm,
-     "blocks up to 2 KiB through a node-wide shared buffer, larger ones as messages", empi_gatherv_shm_fast},
+     "blocks up to 16 KiB through a node-wide shared buffer, 8-256 KiB read straight from the holder (CMA), "
+     "larger ones as messages", empi_gatherv_shm_fast},
     {EMPI_COLL_SCATTER, "linear", 0, empi_scatter_linear, "root sends to every rank"},
     {EMPI_COLL_SCATTER, "binomial", 0, empi_scatter_binomial, "binomial tree, subtrees get packed blocks"},
     {EMPI_COLL_SCATTER, "shm", EMPI_ALG_SINGLE_NODE, empi_scatter_shm,

@@ -1,9 +1,10 @@
 /*
  * Single-copy (CMA) reductions outstanding together on one communicator: nonblocking reduces and
  * allreduces of growing sizes, in-place scans and exscans, reduce-scatters, all posted before any
- * is waited for. Ranks other than a reduce's root, and ranks scanning in place, keep their slice or input
- * copy in a buffer of the communicator's segment that grows from call to call; growing it for a
- * later call must not move it under an earlier one still being read. Run with the shm_cma
+ * is waited for; then user ops on elements larger than half a single-copy chunk. Ranks other than
+ * a reduce's root, and ranks scanning in place, keep their slice or input copy in a buffer of the
+ * communicator's segment that grows from call to call; growing it for a later call must not move
+ * it under an earlier one still being read. Run with the shm_cma
  * algorithms forced (CMakeLists.txt); every element is checked.
  */
 #include <stdio.h>
@@ -20,6 +21,54 @@ static const int counts[OPS] = {1000, 70000, 3, 300000};
 static int input(int k, int r, int e)
 {
     return (k + 1) * 7 + r * 3 + e % 101;
+}
+
+/* A user op on elements larger than half the chunk a single-copy fold reads at a time (40000
+   bytes), in place at the root: it must fall back, not loop on empty chunks. */
+enum { BIG_INTS = 10000, BIG_COUNT = 3 };
+
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len * BIG_INTS; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+static void big_elements(int rank, int size)
+{
+    MPI_Datatype big;
+    MPI_Op op;
+    CHECK_MPI(MPI_Type_contiguous(BIG_INTS, MPI_INT, &big));
+    CHECK_MPI(MPI_Type_commit(&big));
+    CHECK_MPI(MPI_Op_create(add_ints, 1, &op));
+    int n = BIG_INTS * BIG_COUNT, root = size - 1;
+    int *buf = malloc(sizeof(int) * n);
+    CHECK(buf, "out of memory");
+    for (int e = 0; e < n; e++)
+        buf[e] = input(30, rank, e);
+    CHECK_MPI(MPI_Reduce(rank == root ? MPI_IN_PLACE : buf, rank == root ? buf : NULL, BIG_COUNT, big, op, root,
+                         MPI_COMM_WORLD));
+    for (int e = 0; rank == root && e < n; e++) {
+        int all = 0;
+        for (int r = 0; r < size; r++)
+            all += input(30, r, e);
+        CHECK(buf[e] == all, "in-place reduce of 40000-byte elements, int %d: %d, want %d", e, buf[e], all);
+    }
+    for (int e = 0; e < n; e++)
+        buf[e] = input(31, rank, e);
+    int *out = malloc(sizeof(int) * n);
+    CHECK(out, "out of memory");
+    CHECK_MPI(MPI_Allreduce(buf, out, BIG_COUNT, big, op, MPI_COMM_WORLD));
+    for (int e = 0; e < n; e++) {
+        int all = 0;
+        for (int r = 0; r < size; r++)
+            all += input(31, r, e);
+        CHECK(out[e] == all, "allreduce of 40000-byte elements, int %d: %d, want %d", e, out[e], all);
+    }
+    free(buf);
+    free(out);
+    CHECK_MPI(MPI_Op_free(&op));
+    CHECK_MPI(MPI_Type_free(&big));
 }
 
 int main(int argc, char **argv)
@@ -148,6 +197,7 @@ int main(int argc, char **argv)
     free(pin);
     free(pout);
     free(pscan);
+    big_elements(rank, size);
     if (rank == 0)
         printf("coll_cma_outstanding: %d ranks OK\n", size);
     MPI_Finalize();

@@ -6,8 +6,8 @@
  * Cost: 1 sync + (p-1) n read + (p-1) n gamma per rank. Against shm_cma's slices it folds p times
  * the work but saves two syncs and the read of slices another core has just written: a win at 2
  * ranks for medium vectors, a loss as soon as ranks share cores.
- * Not in place, contiguous types, a communicator whose pairs all read each other's memory;
- * otherwise shm.
+ * Not in place, contiguous types of elements up to 32 KiB, a communicator whose pairs all read
+ * each other's memory; otherwise shm.
  */
 #include "coll/shm/coll_shm.h"
 

@@ -21,8 +21,9 @@ static int step(empi_shm_op_t *o)
             return 0;
         char *at = (char *)empi_shm_peer_addr(m, e, o->root, 0) + nb * (size_t)m->me;
         int rc = empi_shm_write(m, o->root, o->sbuf, at, nb);
-        /* the root must not return a buffer with a hole as a result: it reads this once we are done
-           (our post line is free: the root published after every rank was done with its last use) */
+        /* the root must not return a buffer with a hole as a result: it reads this once we are done,
+           before it marks the piece done (our post line is free: the root published after every
+           rank was done with its last use) */
         empi_shm_post_status(m, e, rc);
         empi_shm_set_done(m, e, 0);
         return rc == MPI_SUCCESS ? 1 : -rc;
@@ -33,15 +34,19 @@ static int step(empi_shm_op_t *o)
         empi_shm_publish(m, e, o->rbuf, NULL);
         if (o->sbuf)
             empi_copy(o->rbuf + nb * (size_t)m->me, o->sbuf, nb);
-        empi_shm_set_done(m, e, 0);
         o->phase = 1;
     }
-    if (!empi_shm_all_reached(m, e))
-        return 0;
+    /* Every writer is through; their statuses are read before we mark the piece done, since
+       that lets them reuse their post lines. */
     for (int r = 0; r < m->p; r++)
-        if (r != m->me && empi_shm_peer_status(m, e, r) != MPI_SUCCESS)
-            return -empi_shm_peer_status(m, e, r);
-    return 1;
+        if (r != m->me && atomic_load_explicit(&m->ctl[r].done.seq, memory_order_acquire) < e)
+            return 0;
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < m->p && err == MPI_SUCCESS; r++)
+        if (r != m->me)
+            err = empi_shm_peer_status(m, e, r);
+    empi_shm_set_done(m, e, 1);
+    return err == MPI_SUCCESS ? 1 : -err;
 }
 
 EMPI_ALG(empi_gather_shm_cma)

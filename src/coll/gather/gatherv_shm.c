@@ -5,7 +5,8 @@
  * root unpacks each block or receives its message. Where single copy works, a larger contiguous
  * block stays where it is: the root reads it from its sender, which waits for that. Any datatype, any counts (the root's receive
  * counts may be upper bounds).
- * Cost: per block up to 16 KiB 2 copies + 1 flag transfer; larger blocks as gatherv linear.
+ * Cost: per block in the segment 2 copies + 1 flag transfer; read from its holder 1 copy; the rest as
+ * gatherv linear.
  */
 #include <stdlib.h>
 

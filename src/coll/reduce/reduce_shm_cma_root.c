@@ -6,7 +6,8 @@
  * the inputs need not be written by their owners first (they stay clean in the shared cache).
  * Cost: 1 sync + (p-1) n read + (p-1) n gamma, all at the root: for few ranks per node, where the
  * slices of reduce shm_cma cost more in syncs and second reads than they save in parallel folds.
- * Contiguous types, a communicator whose pairs all read each other's memory; otherwise shm.
+ * Contiguous types of elements up to 32 KiB, a communicator whose pairs all read each other's
+ * memory; otherwise shm.
  * allreduce shm_cma_each runs the same step on every rank.
  */
 #include "coll/shm/coll_shm.h"
@@ -77,8 +78,10 @@ static int step(empi_shm_op_t *o)
 
 int empi_shm_cma_fold_all_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o)
 {
-    /* in place, every rank would fold over the input the others are reading */
-    if ((all && a->in_place) || !empi_shm_reduce_op(comm, a, all, o) || !o->m->cma || o->m->p < 2)
+    /* in place, every rank would fold over the input the others are reading; an element must fit
+       half the scratch buffer (an in-place root's chunks) */
+    if ((all && a->in_place) || !empi_shm_reduce_op(comm, a, all, o) || !o->m->cma || o->m->p < 2 ||
+        o->esize > EMPI_SHM_CMA_CHUNK / 2)
         return 0;
     o->step = step;
     o->piece = o->count;

@@ -254,12 +254,13 @@ int empi_shm_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, em
 int empi_shm_root_read_step(empi_shm_op_t *o);
 
 /* Set up o as the single-copy (CMA) reduce (all = 0: to a->root) or allreduce (all = 1) of the call
-   `a` (allreduce_shm_cma.c); 0 when that does not apply (not commutative, derived types, no CMA). */
+   `a` (allreduce_shm_cma.c); 0 when that does not apply (not commutative, non-contiguous types, no
+   CMA). */
 int empi_shm_cma_reduce_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
 /* Set up o as reduce shm_cma_root (all = 0) or allreduce shm_cma_each (all = 1): the root, or
    every rank, reads every input (CMA) and folds it alone (reduce_shm_cma_root.c); 0 when that does
-   not apply (derived types, no CMA, an allreduce in place). */
+   not apply (non-contiguous types, elements over 32 KiB, no CMA, an allreduce in place). */
 int empi_shm_cma_fold_all_op(empi_comm_t *comm, const empi_coll_args_t *a, int all, empi_shm_op_t *o);
 
 /* acc = the fold of cnt elements at byte offset off of every rank's data of the current piece,

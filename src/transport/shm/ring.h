@@ -245,7 +245,8 @@ static inline long empi_ring_peek(empi_ring_rx_t *rx, const void **pkt)
         }
         *pkt = cell + EMPI_RING_HDR;
         if (len > EMPI_RING_CELL - EMPI_RING_HDR && len <= 8 * EMPI_RING_CELL) {
-            /* Start fetching the packet's further lines now, so that they come while it is matched. */
+            /* Start fetching the packet's further lines (up to 8 more) now, so that they come while
+               it is matched. */
             for (uint32_t off = EMPI_RING_CELL; off < len + EMPI_RING_HDR; off += EMPI_RING_CELL)
                 __builtin_prefetch(cell + off);
         }
