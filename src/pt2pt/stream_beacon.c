@@ -23,7 +23,11 @@
 #include "pt2pt/pt2pt_internal.h"
 
 #define BEACON_PERIOD_NS 100000 /* at most one beacon per process per 100 us: no line traffic to speak of */
-#define BEACON_WINDOW 64        /* ~6 ms of beacons: some land while both sides poll, even under load */
+/* ~50 ms of beacons: some land while both sides poll, even under load. 6 ms were too few: a
+   bandwidth test kept both sides copying that long, its trips read 800-1500 ns, and the streamed
+   8 KiB eager payloads that followed cost a quarter of the bandwidth (docs/PERFORMANCE.md run Z). */
+#define BEACON_WINDOW 512
+#define BEACON_DECIDE_EVERY 64  /* trips between looks at the window */
 #define BEACON_FAR_NS 280       /* least trips: 120-160 ns in good minutes (260 under load), 310-370 in bad */
 #define BEACON_CHECK_EVERY 256  /* progress passes between looks at the clock */
 
@@ -38,7 +42,7 @@ static struct {
 static void record_trip(uint64_t trip)
 {
     bc.trips[bc.ntrips++ % BEACON_WINDOW] = trip;
-    if (bc.ntrips < BEACON_WINDOW)
+    if (bc.ntrips < BEACON_WINDOW || bc.ntrips % BEACON_DECIDE_EVERY != 0)
         return;
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < BEACON_WINDOW; i++)
