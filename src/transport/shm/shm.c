@@ -59,6 +59,8 @@ typedef struct shm_outbox {
     empi_ring_tx_t bulk_tx;
     shm_cells_t cells;
     uint8_t mapped[2];   /* [bulk]: that ring's pages were populated at the first send through it */
+    uint8_t heard;       /* a packet came from this peer since we last sent it one: an exchange,
+                            where a cell we hold is one the peer wrote and we just read */
 } shm_outbox_t;
 
 static struct {
@@ -72,6 +74,7 @@ static struct {
     int my_world_rank;
     int world_size;
     size_t cell_min;         /* packets from this size go through a cell where one is free */
+    size_t cell_min_reply;   /* ... and from this size when they answer the peer's last packet */
     size_t cell_stride;      /* bytes of a cell: the largest packet it takes */
     int *local_of_world;     /* local rank of each world rank on this node, else -1 */
     shm_inbox_t *inbox;      /* npeers entries */
@@ -158,6 +161,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     bulk_bytes = shm.seg.bulk_bytes;
     shm.cell_stride = shm.seg.cell_stride;
     shm.cell_min = empi_tunables.shm_cell_min ? empi_tunables.shm_cell_min : 1;
+    shm.cell_min_reply = empi_tunables.shm_cell_min_reply ? empi_tunables.shm_cell_min_reply : 1;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST))
         shm.cma_mode = 0;
 
@@ -258,6 +262,8 @@ static int drain(empi_ring_rx_t *rx, int src)
         empi_ring_release(rx, (size_t)len);
         burst++;
     }
+    if (burst)
+        shm.outbox[shm.local_of_world[src]].heard = 1;
     return burst;
 }
 
@@ -303,7 +309,7 @@ static int send_in_cell(shm_outbox_t *box, const struct iovec *iov, int iovcnt, 
 /* A packet of len bytes goes into a cell of this pair: its size is a cell's, and this side holds one. */
 static inline int takes_cell(const shm_outbox_t *box, size_t len)
 {
-    return len >= shm.cell_min && len <= shm.cell_stride && box->cells.n;
+    return len >= (box->heard ? shm.cell_min_reply : shm.cell_min) && len <= shm.cell_stride && box->cells.n;
 }
 
 /*
@@ -341,9 +347,11 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
+    int took = !bulk && takes_cell(box, len);
+    box->heard = 0;
     /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
        the bulk channel either: messages that big leave the cache anyway. */
-    if (!bulk && takes_cell(box, len) && send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
+    if (took && send_in_cell(box, iov, iovcnt, len, fill, arg) == EMPI_OK)
         return EMPI_OK;
     if (EMPI_UNLIKELY(!box->mapped[bulk]))
         map_ring(box, bulk);
