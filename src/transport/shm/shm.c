@@ -245,7 +245,12 @@ static void deliver_cell(int src, const void *ref_word)
     memcpy(&ref, ref_word, sizeof ref);
     shm_cells_t *c = &shm.outbox[shm.local_of_world[src]].cells;
     unsigned cell = (unsigned)(ref & 0xff);
-    shm.deliver(src, c->base + cell * shm.cell_stride, (size_t)(ref >> 8));
+    const unsigned char *pkt = c->base + cell * shm.cell_stride;
+    size_t len = (size_t)(ref >> 8);
+    /* as the ring does for its packets: the lines after the first come while it is matched */
+    for (size_t off = EMPI_CACHELINE; off < len && off <= 8 * EMPI_CACHELINE; off += EMPI_CACHELINE)
+        __builtin_prefetch(pkt + off);
+    shm.deliver(src, pkt, len);
     c->mine[c->n++] = (uint8_t)cell;
 }
 
