@@ -221,6 +221,7 @@ int empi_coll_next_tag(empi_comm_t *comm);
 #define EMPI_ALG_BUILTIN_OP  0x40  /* predefined op */
 #define EMPI_ALG_MULTI_NODE  0x80  /* ranks on several hosts (node-aware hierarchy) */
 #define EMPI_ALG_OP_PER_PIECE 0x200 /* calls the op per shared-memory piece: user ops on few pieces only */
+#define EMPI_ALG_NOT_IN_PLACE 0x400 /* not MPI_IN_PLACE; only where every rank passes it or none (allreduce) */
 /* Not a restriction of its own: why a single-node algorithm does not apply to a nonblocking call. */
 #define EMPI_ALG_NO_SEGMENT  0x100 /* the shared segment comes with the first blocking collective */
 

@@ -74,7 +74,8 @@ static const empi_coll_alg_t registry[] = {
     {EMPI_COLL_ALLREDUCE, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm_cma,
      "each rank reduces its slice reading the others' buffers directly (CMA), then reads the other "
      "slices (else shm)", empi_allreduce_shm_cma_fast},
-    {EMPI_COLL_ALLREDUCE, "shm_cma_each", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_allreduce_shm_cma_each,
+    {EMPI_COLL_ALLREDUCE, "shm_cma_each", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE | EMPI_ALG_NOT_IN_PLACE,
+     empi_allreduce_shm_cma_each,
      "every rank reads every other buffer directly (CMA) and folds the whole vector (else shm)",
      empi_allreduce_shm_cma_each_fast},
 
@@ -182,6 +183,7 @@ static void restrictions_text(unsigned f, char *buf, size_t len)
         {EMPI_ALG_BUILTIN_OP, "predefined op"},  {EMPI_ALG_MULTI_NODE, "several nodes"},
         {EMPI_ALG_OP_PER_PIECE, "a predefined op, or a message of at most EMPI_COLL_USER_OP_PIECES data slots"},
         {EMPI_ALG_NO_SEGMENT, "a blocking collective on the communicator first (it sets up the shared segment)"},
+        {EMPI_ALG_NOT_IN_PLACE, "not in place"},
     };
     buf[0] = 0;
     size_t used = 0;
@@ -266,6 +268,8 @@ unsigned empi_coll_alg_violates(const empi_coll_alg_t *alg, const empi_coll_args
         if (!cc || cc->single_node || cc->max_ppn < 2 || cc->hier_failed || (!blocking && !cc->hier))
             bad |= EMPI_ALG_MULTI_NODE;
     }
+    if ((f & EMPI_ALG_NOT_IN_PLACE) && a->in_place)
+        bad |= EMPI_ALG_NOT_IN_PLACE;
     if ((f & EMPI_ALG_POW2) && !empi_coll_is_pow2(a->comm->size))
         bad |= EMPI_ALG_POW2;
     if (f & EMPI_ALG_SINGLE_NODE) {

@@ -31,7 +31,7 @@ const char empi_tune_default_text[] =
     "reduce                *      2-       0-64k    hier\n"
     "reduce                *      *        0-64k    binomial\n"
     "reduce                *      *        64k-     reduce_scatter_gather\n"
-    "allreduce             2      2        16k-256k shm_cma_each # 0.56-0.83 of shm/ring; 128-256 KiB 0.79-0.92 of shm_cma (run Z)\n"
+    "allreduce             2      2        16k-256k 1     shm_cma_each # 0.56-0.83 of shm/ring; 128-256 KiB 0.79-0.92 of shm_cma (run Z)\n"
     "allreduce             2      2        128k-    shm_cma   # single copy: 0.69-0.94 of ring (run Y)\n"
     "allreduce             3-16   2-       256k-    shm_cma   # 4 ranks: 0.77-0.86 of Intel MPI, shm 1.17-1.23 (run Y)\n"
     "allreduce             2      2        8k-16k   shm       # 0.66-0.80 of ring (run Y, 6 alternating rounds)\n"

@@ -2,7 +2,8 @@
  * The shared-memory transport: packets to ranks on this node go through the per-pair rings of the
  * node segment; rendezvous data goes through a second, bigger ring per pair (the bulk channel)
  * where the segment has them, or is read single-copy with CMA when that is enabled. Packets from
- * EMPI_SHM_CELL_MIN bytes go, where a cell is free, through the pair's cells (below). All state is
+ * EMPI_SHM_CELL_MIN bytes (EMPI_SHM_CELL_MIN_REPLY when they answer the peer) go, where a cell is
+ * free, through the pair's cells (below). All state is
  * per process and touched by one thread at a time (the library's big lock serializes
  * MPI_THREAD_MULTIPLE).
  */
@@ -59,8 +60,8 @@ typedef struct shm_outbox {
     empi_ring_tx_t bulk_tx;
     shm_cells_t cells;
     uint8_t mapped[2];   /* [bulk]: that ring's pages were populated at the first send through it */
-    uint8_t heard;       /* a packet came from this peer since we last sent it one: an exchange,
-                            where a cell we hold is one the peer wrote and we just read */
+    uint8_t heard;       /* a packet came from this peer since we last sent it one (an exchange:
+                            the cell we hold is likely the one the peer wrote and we just read) */
 } shm_outbox_t;
 
 static struct {
@@ -162,6 +163,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.cell_stride = shm.seg.cell_stride;
     shm.cell_min = empi_tunables.shm_cell_min ? empi_tunables.shm_cell_min : 1;
     shm.cell_min_reply = empi_tunables.shm_cell_min_reply ? empi_tunables.shm_cell_min_reply : 1;
+    if (shm.cell_min_reply > shm.cell_min)
+        shm.cell_min_reply = shm.cell_min;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST))
         shm.cma_mode = 0;
 
@@ -247,7 +250,8 @@ static void deliver_cell(int src, const void *ref_word)
     unsigned cell = (unsigned)(ref & 0xff);
     const unsigned char *pkt = c->base + cell * shm.cell_stride;
     size_t len = (size_t)(ref >> 8);
-    /* as the ring does for its packets: the lines after the first come while it is matched */
+    /* the lines after the first come while the packet is matched (the ring's own packets get the
+       same in empi_ring_peek) */
     for (size_t off = EMPI_CACHELINE; off < len && off <= 8 * EMPI_CACHELINE; off += EMPI_CACHELINE)
         __builtin_prefetch(pkt + off);
     shm.deliver(src, pkt, len);
