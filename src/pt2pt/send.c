@@ -200,7 +200,8 @@ int empi_send_start(empi_request_t *req)
        (ping-pong 16-32 KiB 0.61-0.68, bandwidth 0.97-0.98). */
     int eager = pkt <= tp->max_packet &&
                 ((req->bytes <= empi_tunables.eager_limit && !(tp->rndv_min && req->bytes >= tp->rndv_min)) ||
-                 (!queued && (!tp->rndv_min || !req->dt->is_contig || empi_p2p.inflight_sends > 0) && tp->eager_fits && tp->eager_fits(req->world_peer, pkt)));
+                 (!queued && (!tp->rndv_min || !req->dt->is_contig || empi_p2p.inflight_sends > 0) &&
+                  tp->eager_fits && tp->eager_fits(req->world_peer, pkt)));
     req->proto_state = eager ? EMPI_SEND_EAGER_QUEUED : EMPI_SEND_RTS_QUEUED;
     empi_pt2pt_stats.sends++;
     empi_pt2pt_stats.bytes_sent += req->bytes;

@@ -3,8 +3,8 @@
  * block into its own flag line, medium buffer or slot (up to 16 KiB), or sends it as a message
  * when larger, raises its flag with the block's descriptor and leaves; once every flag is up the
  * root unpacks each block or receives its message. Where single copy works, a larger contiguous
- * block stays where it is: the root reads it from its sender, which waits for that. Any datatype, any counts (the root's receive
- * counts may be upper bounds).
+ * block stays where it is: the root reads it from its sender, which waits for that. Any datatype,
+ * any counts (the root's receive counts may be upper bounds).
  * Cost: per block in the segment 2 copies + 1 flag transfer; read from its holder 1 copy; the rest as
  * gatherv linear.
  */

@@ -32,7 +32,8 @@ static int step(empi_shm_op_t *o)
     MPI_Count first = o->done_elems, lo = b->lo > first ? b->lo : first;
     MPI_Count hi = b->lo + b->n < first + o->cnt ? b->lo + b->n : first + o->cnt;
     if (hi > lo) {
-        int rc = empi_shm_fold(o, (size_t)(lo - first) * o->esize, hi - lo, o->rbuf + (size_t)(lo - b->lo) * o->esize, 1);
+        int rc = empi_shm_fold(o, (size_t)(lo - first) * o->esize, hi - lo,
+                               o->rbuf + (size_t)(lo - b->lo) * o->esize, 1);
         if (rc != MPI_SUCCESS)
             return -rc;
     }
