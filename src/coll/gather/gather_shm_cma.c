@@ -38,9 +38,8 @@ static int step(empi_shm_op_t *o)
     }
     /* Every writer is through; their statuses are read before we mark the piece done, since
        that lets them reuse their post lines. */
-    for (int r = 0; r < m->p; r++)
-        if (r != m->me && atomic_load_explicit(&m->ctl[r].done.seq, memory_order_acquire) < e)
-            return 0;
+    if (!empi_shm_others_done(m, e))
+        return 0;
     int err = MPI_SUCCESS;
     for (int r = 0; r < m->p && err == MPI_SUCCESS; r++)
         if (r != m->me)

@@ -96,6 +96,16 @@ static inline int empi_shm_all_reached(struct empi_coll_shm *m, uint64_t target)
     return 1;
 }
 
+/* Every rank but this one has finished piece e (this one has not marked it yet: it still has to
+   read what they left in their post lines). */
+static inline int empi_shm_others_done(struct empi_coll_shm *m, uint64_t e)
+{
+    for (int i = 0; i < m->p; i++)
+        if (i != m->me && atomic_load_explicit(&m->ctl[i].done.seq, memory_order_acquire) < e)
+            return 0;
+    return 1;
+}
+
 static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
 {
     uint64_t back = len <= EMPI_SHM_MEDIUM ? EMPI_SHM_LINES : 2;
