@@ -226,6 +226,15 @@ static inline void empi_ring_commit_ref(empi_ring_tx_t *tx, empi_ring_slot_t *sl
     empi_ring_commit(tx, slot);
 }
 
+/* Start fetching the lines of a packet of `bytes` at p after its first (which the reader has in
+   hand), up to 8 of them, so that they come while it is matched. Ring cells and the pair's cells
+   are both 64-byte lines. */
+static inline void empi_ring_prefetch_rest(const unsigned char *p, size_t bytes)
+{
+    for (size_t off = EMPI_RING_CELL; off < bytes && off <= 8 * EMPI_RING_CELL; off += EMPI_RING_CELL)
+        __builtin_prefetch(p + off);
+}
+
 /*
  * Look at the next packet: returns its length and sets *pkt to the payload (in the ring), or returns
  * -1 when the ring is empty. The packet stays in place until empi_ring_release.
@@ -244,12 +253,8 @@ static inline long empi_ring_peek(empi_ring_rx_t *rx, const void **pkt)
             continue;
         }
         *pkt = cell + EMPI_RING_HDR;
-        if (len > EMPI_RING_CELL - EMPI_RING_HDR && len <= 8 * EMPI_RING_CELL) {
-            /* Start fetching the packet's further lines (up to 8 more) now, so that they come while
-               it is matched. */
-            for (uint32_t off = EMPI_RING_CELL; off < len + EMPI_RING_HDR; off += EMPI_RING_CELL)
-                __builtin_prefetch(cell + off);
-        }
+        if (len > EMPI_RING_CELL - EMPI_RING_HDR && len <= 8 * EMPI_RING_CELL)
+            empi_ring_prefetch_rest(cell, len + EMPI_RING_HDR);
         return (long)len;
     }
 }

@@ -250,10 +250,7 @@ static void deliver_cell(int src, const void *ref_word)
     unsigned cell = (unsigned)(ref & 0xff);
     const unsigned char *pkt = c->base + cell * shm.cell_stride;
     size_t len = (size_t)(ref >> 8);
-    /* the lines after the first come while the packet is matched (the ring's own packets get the
-       same in empi_ring_peek) */
-    for (size_t off = EMPI_CACHELINE; off < len && off <= 8 * EMPI_CACHELINE; off += EMPI_CACHELINE)
-        __builtin_prefetch(pkt + off);
+    empi_ring_prefetch_rest(pkt, len);
     shm.deliver(src, pkt, len);
     c->mine[c->n++] = (uint8_t)cell;
 }
