@@ -2,19 +2,35 @@
  * Gather, shared memory: every rank but the root copies its block into its own slot (inline in its
  * flag line up to 56 bytes) and raises its flag, then leaves; the root copies its own block
  * straight across and every other block out once its flag is up. Blocks over a slot go in
- * slot-sized pieces, one epoch each. Non-contiguous types are packed.
+ * slot-sized pieces, one epoch each. Blocks of 2-32 KiB are deep pieces (coll_shm.h): a sender
+ * may leave 8-64 calls ahead of the root. Non-contiguous types are packed.
  * Cost per piece: 2 copies of each block + 1 flag transfer per rank; only the root waits.
  */
 #include "coll/shm/coll_shm.h"
 #include "core/copy.h"
 
+/* Rank r's block of the current piece: mid-size ones deep, so that senders run ahead. */
+static char *block(empi_shm_op_t *o, int r)
+{
+    if (empi_shm_deep_depth(o->m, o->len))
+        return empi_shm_deep_data(o->m, o->e, r, o->len);
+    return empi_shm_data(o->m, o->e, r, o->len);
+}
+
+static int block_free(empi_shm_op_t *o)
+{
+    if (empi_shm_deep_depth(o->m, o->len))
+        return empi_shm_deep_free(o->m, o->e, o->len);
+    return empi_shm_all_done(o->m, o->e, o->len);
+}
+
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     if (m->me != o->root) {
-        if (!empi_shm_all_done(m, o->e, o->len))
+        if (!block_free(o))
             return 0;
-        empi_copy(empi_shm_data(m, o->e, m->me, o->len), o->sbuf + o->off0, o->len);
+        empi_copy(block(o, m->me), o->sbuf + o->off0, o->len);
         empi_shm_post(m, o->e, 2 * o->e + 1);
         empi_shm_set_done(m, o->e, 0);
         return 1;
@@ -29,7 +45,7 @@ static int step(empi_shm_op_t *o)
             return 0;
     for (int i = 0; i < m->p; i++)
         if (i != m->me)
-            empi_shm_copy_out(o->rbuf + o->nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, o->len), o->len,
+            empi_shm_copy_out(o->rbuf + o->nb * (size_t)i + o->off0, block(o, i), o->len,
                               o->nb * (size_t)m->p);
     /* every other rank posted this piece, so each has finished the one before */
     empi_shm_set_done(m, o->e, 1);

@@ -54,6 +54,8 @@ struct empi_coll_shm {
     uint64_t epoch;       /* next epoch to hand out */
     uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
     uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
+    uint64_t run_start, run_last;   /* this rank's current run of deep pieces (empi_shm_deep_free) */
+    unsigned run_depth;
     const int *world;     /* comm rank -> world rank */
     int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
     char *scratch;        /* EMPI_SHM_CMA_CHUNK bytes for single-copy reductions, made on first use */
@@ -147,6 +149,55 @@ static inline char *empi_shm_data(struct empi_coll_shm *m, uint64_t e, int r, si
     if (len <= EMPI_SHM_MEDIUM)
         return m->medium + ((size_t)r * EMPI_SHM_LINES + e % EMPI_SHM_LINES) * EMPI_SHM_MEDIUM;
     return empi_shm_slot(m, (int)(e & 1), r);
+}
+
+/*
+ * Deep pieces: a writer of mid-size pieces (over EMPI_SHM_MEDIUM) may run `depth` pieces ahead of
+ * its slowest reader instead of two, so that when ranks outnumber cores a gather's senders deposit
+ * a burst of calls and leave. Piece e takes position e % depth of the writer's two slots: in slot
+ * e & 1 (as any piece e), cut in positions of at least len rounded up to a power of two. Only an
+ * algorithm whose every rank writes its own slots alone may use them, and then on every rank for
+ * the same (e, len). The bytes ahead are capped: beyond what the caches keep, the reader misses
+ * more than it gains (np4 gather 16 KiB on 2 cores: 64 deep 12.2 us, 16 deep 6.1, 2 deep 7.6).
+ */
+#define EMPI_SHM_DEEP_BYTES (256 * 1024)
+#define EMPI_SHM_DEEP_MIN 8   /* fewer positions than this: the usual two slots */
+
+static inline unsigned empi_shm_deep_depth(const struct empi_coll_shm *m, size_t len)
+{
+    if (len <= EMPI_SHM_MEDIUM)
+        return 0;
+    size_t pos = EMPI_SHM_MEDIUM;
+    while (pos < len)
+        pos *= 2;
+    size_t depth = EMPI_SHM_DEEP_BYTES / pos;
+    if (depth > 2 * (m->slot / pos))
+        depth = 2 * (m->slot / pos);
+    return depth >= EMPI_SHM_DEEP_MIN ? (unsigned)depth : 0;
+}
+
+static inline char *empi_shm_deep_data(struct empi_coll_shm *m, uint64_t e, int r, size_t len)
+{
+    unsigned depth = empi_shm_deep_depth(m, len);
+    return empi_shm_slot(m, (int)(e & 1), r) + (e % depth) / 2 * (2 * m->slot / depth);
+}
+
+/* The position of deep piece e is free: every rank has finished piece e - depth, which last used
+   it within this run of deep pieces alike, and every piece before the run (any layout). */
+static inline int empi_shm_deep_free(struct empi_coll_shm *m, uint64_t e, size_t len)
+{
+    unsigned depth = empi_shm_deep_depth(m, len);
+    if (m->run_last != e) {
+        if (m->run_last + 1 != e || m->run_depth != depth) {
+            m->run_start = e;
+            m->run_depth = depth;
+        }
+        m->run_last = e;
+    }
+    uint64_t need = e > depth ? e - depth : 0;
+    if (m->run_start - 1 > need)
+        need = m->run_start - 1;
+    return empi_shm_all_reached(m, need);
 }
 
 /* Single-copy algorithms: publish this rank's two buffer addresses for piece e (post 2e+1). */

@@ -1,0 +1,134 @@
+/*
+ * Gather's senders run many calls ahead of the root with mid-size blocks ("deep" pieces, 4-32 KiB
+ * here): bursts of calls to one root with sizes changing between bursts and within them, the root
+ * moving, other shared-memory collectives between bursts (a large reduce writes into other ranks'
+ * slots, allgather and bcast write their own), up to 120 igathers posted before any wait, and a
+ * persistent gather restarted with new data. Run with the shm algorithms forced (CMakeLists), so
+ * a sender that overwrote a block the root had not read yet shows as a wrong byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "empi_test.h"
+
+static const int sizes[] = {3000, 4096, 5000, 8192, 12000, 16384, 32768, 65536, 1500};
+#define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
+#define OUTSTANDING 120
+
+static uint32_t seed_of(int rank, int call)
+{
+    return empi_seed(rank, 0, call);
+}
+
+static void check_gathered(const char *rbuf, int nb, int call)
+{
+    for (int r = 0; r < empi_size(); r++)
+        CHECK_PATTERN(rbuf + (size_t)r * (size_t)nb, (size_t)nb, seed_of(r, call));
+}
+
+/* Other collectives between bursts: their pieces break a run of deep pieces. */
+static void interlude(int call)
+{
+    int p = empi_size(), me = empi_rank();
+    size_t n = 200000;   /* ints: a slot-sized reduce, reduced in slices across the slots */
+    int *in = malloc(n * sizeof(int)), *out = malloc(n * sizeof(int));
+    char *ag = malloc(4096 * (size_t)p);
+    CHECK(in && out && ag, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int)(i % 1000) + me + call;
+    CHECK_MPI(MPI_Reduce(in, out, (int)n, MPI_INT, MPI_SUM, call % p, MPI_COMM_WORLD));
+    if (me == call % p)
+        for (size_t i = 0; i < n; i++)
+            CHECK(out[i] == p * ((int)(i % 1000) + call) + p * (p - 1) / 2, "reduce element %zu: %d", i, out[i]);
+    empi_fill(ag + (size_t)me * 4096, 4096, seed_of(me, call));
+    CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 4096, MPI_BYTE, MPI_COMM_WORLD));
+    for (int r = 0; r < p; r++)
+        CHECK_PATTERN(ag + (size_t)r * 4096, 4096, seed_of(r, call));
+    int broot = (call + 1) % p;
+    if (me == broot)
+        empi_fill(ag, 4096 * (size_t)p, seed_of(p, call));
+    else
+        memset(ag, 0, 4096 * (size_t)p);
+    CHECK_MPI(MPI_Bcast(ag, 4096 * p, MPI_BYTE, broot, MPI_COMM_WORLD));
+    CHECK_PATTERN(ag, 4096 * (size_t)p, seed_of(p, call));
+    free(in);
+    free(out);
+    free(ag);
+}
+
+static void bursts(int *call)
+{
+    int p = empi_size(), me = empi_rank();
+    char *sbuf = malloc(65536), *rbuf = malloc(65536 * (size_t)p);
+    CHECK(sbuf && rbuf, "out of memory");
+    for (int b = 0; b < 2 * NSIZES; b++) {
+        int root = b % p, len = b < NSIZES ? 60 : 25;
+        for (int i = 0; i < len; i++, (*call)++) {
+            /* the size changes every 20 calls within a burst, and between bursts */
+            int nb = sizes[(b + i / 20) % NSIZES];
+            empi_fill(sbuf, (size_t)nb, seed_of(me, *call));
+            CHECK_MPI(MPI_Gather(sbuf, nb, MPI_BYTE, rbuf, nb, MPI_BYTE, root, MPI_COMM_WORLD));
+            if (me == root)
+                check_gathered(rbuf, nb, *call);
+        }
+        if (b % 3 == 2)
+            interlude(*call);
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
+static void outstanding(int *call)
+{
+    int p = empi_size(), me = empi_rank(), root = p - 1;
+    char *sbuf[OUTSTANDING], *rbuf[OUTSTANDING];
+    MPI_Request rq[OUTSTANDING];
+    for (int i = 0; i < OUTSTANDING; i++) {
+        int nb = sizes[(i / 10) % NSIZES];
+        sbuf[i] = malloc((size_t)nb);
+        rbuf[i] = me == root ? malloc((size_t)nb * (size_t)p) : NULL;
+        CHECK(sbuf[i] && (me != root || rbuf[i]), "out of memory");
+        empi_fill(sbuf[i], (size_t)nb, seed_of(me, *call + i));
+        CHECK_MPI(MPI_Igather(sbuf[i], nb, MPI_BYTE, rbuf[i], nb, MPI_BYTE, root, MPI_COMM_WORLD, &rq[i]));
+    }
+    CHECK_MPI(MPI_Waitall(OUTSTANDING, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < OUTSTANDING; i++) {
+        if (me == root)
+            check_gathered(rbuf[i], sizes[(i / 10) % NSIZES], *call + i);
+        free(sbuf[i]);
+        free(rbuf[i]);
+    }
+    *call += OUTSTANDING;
+}
+
+static void persistent(int *call)
+{
+    int p = empi_size(), me = empi_rank(), root = p / 2, nb = 16384;
+    char *sbuf = malloc((size_t)nb), *rbuf = malloc((size_t)nb * (size_t)p);
+    CHECK(sbuf && rbuf, "out of memory");
+    MPI_Request rq;
+    CHECK_MPI(MPI_Gather_init(sbuf, nb, MPI_BYTE, rbuf, nb, MPI_BYTE, root, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+    for (int i = 0; i < 50; i++, (*call)++) {
+        empi_fill(sbuf, (size_t)nb, seed_of(me, *call));
+        CHECK_MPI(MPI_Start(&rq));
+        CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        if (me == root)
+            check_gathered(rbuf, nb, *call);
+    }
+    CHECK_MPI(MPI_Request_free(&rq));
+    free(sbuf);
+    free(rbuf);
+}
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int call = 0;
+    bursts(&call);
+    outstanding(&call);
+    persistent(&call);
+    bursts(&call);
+    TEST_PASS();
+    MPI_Finalize();
+    return 0;
+}
