@@ -52,6 +52,7 @@ const char empi_tune_default_text[] =
     "scatter               2-16   2-       8k-      1     shm_cma   # readers copy from the root's buffer in parallel, no handshake\n"
     "scatter               2-64   2-       0-16k    1     shm\n"
     "scatter               4-16   2-       64k-     2-    shm_cma\n"
+    "scatter               3-16   2-       256-16k  2-    shm       # oversubscribed: the root runs ahead (4 ranks 1-8 KiB 0.38-0.6 of binomial)\n"
     "scatter               4-8    2-       16k-64k  2-    shm       # oversubscribed: one flag for all the blocks (16 ranks: no gain)\n"
     "scatter               2-3    *        *        linear    # the same tree as binomial's, without its packing copy\n"
     "scatter               *      *        0-4k     binomial\n"

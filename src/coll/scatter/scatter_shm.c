@@ -4,7 +4,8 @@
  * slot) and raises its flag; each rank copies its block out and leaves. Blocks that do not fit a
  * slot together go in pieces of a slot / p bytes, one epoch each (piece k of every block).
  * Non-contiguous types are packed. Receivers never wait for each other; the root waits only before
- * reusing memory the readers may still be in.
+ * reusing memory the readers may still be in: pieces of 2-32 KiB are deep (coll_shm.h), so it may
+ * run 8-64 calls ahead.
  * Cost per piece: 2 copies of each block + 1 flag transfer.
  */
 #include "coll/shm/coll_shm.h"
@@ -14,9 +15,23 @@
    buffer (the root writes them; i reads only), beyond in the root's slot, p blocks side by side. */
 static char *block_at(struct empi_coll_shm *m, uint64_t e, int root, int i, size_t n)
 {
+    size_t all = n * (size_t)m->p;
     if (n <= EMPI_SHM_MEDIUM)
         return empi_shm_data(m, e, i, n);
-    return empi_shm_data(m, e, root, n * (size_t)m->p) + n * (size_t)i;
+    if (empi_shm_deep_depth(m, all))
+        return empi_shm_deep_data(m, e, root, all) + n * (size_t)i;
+    return empi_shm_data(m, e, root, all) + n * (size_t)i;
+}
+
+/* The memory of piece e is free for the root to write. */
+static int blocks_free(struct empi_coll_shm *m, uint64_t e, size_t n)
+{
+    size_t all = n * (size_t)m->p;
+    if (n <= EMPI_SHM_MEDIUM)
+        return empi_shm_all_done(m, e, n);
+    if (empi_shm_deep_depth(m, all))
+        return empi_shm_deep_free(m, e, all);
+    return empi_shm_all_done(m, e, all);
 }
 
 static int step(empi_shm_op_t *o)
@@ -25,7 +40,7 @@ static int step(empi_shm_op_t *o)
     int p = m->p, me = m->me;
     size_t n = o->len;   /* this piece's bytes of each block */
     if (me == o->root) {
-        if (!empi_shm_all_done(m, o->e, n <= EMPI_SHM_MEDIUM ? n : n * (size_t)p))
+        if (!blocks_free(m, o->e, n))
             return 0;
         for (int i = 0; i < p; i++)
             if (i != me)

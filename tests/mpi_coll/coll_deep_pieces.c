@@ -1,10 +1,11 @@
 /*
- * Gather's senders run many calls ahead of the root with mid-size blocks ("deep" pieces, 4-32 KiB
- * here): bursts of calls to one root with sizes changing between bursts and within them, the root
- * moving, other shared-memory collectives between bursts (a large reduce writes into other ranks'
- * slots, allgather and bcast write their own), up to 120 igathers posted before any wait, and a
- * persistent gather restarted with new data. Run with the shm algorithms forced (CMakeLists), so
- * a sender that overwrote a block the root had not read yet shows as a wrong byte.
+ * Gather's senders, and scatter's root, run many calls ahead of their readers with mid-size blocks
+ * ("deep" pieces, 2-32 KiB here): bursts of calls to one root with sizes changing between bursts
+ * and within them, gathers and scatters alternating, the root moving, other shared-memory
+ * collectives between bursts (a large reduce writes into other ranks' slots, allgather and bcast
+ * write their own), 120 igathers posted before any wait, and a persistent gather restarted with
+ * new data. Run with the shm algorithms forced (CMakeLists), so a writer that overwrote a block
+ * not read yet shows as a wrong byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,26 +57,44 @@ static void interlude(int call)
     free(ag);
 }
 
+static void gather(char *sbuf, char *rbuf, int nb, int root, int call)
+{
+    empi_fill(sbuf, (size_t)nb, seed_of(empi_rank(), call));
+    CHECK_MPI(MPI_Gather(sbuf, nb, MPI_BYTE, rbuf, nb, MPI_BYTE, root, MPI_COMM_WORLD));
+    if (empi_rank() == root)
+        check_gathered(rbuf, nb, call);
+}
+
+/* The root's sbuf holds every rank's block, the mirror of a gather's receive buffer. */
+static void scatter(char *sbuf, char *rbuf, int nb, int root, int call)
+{
+    if (empi_rank() == root)
+        for (int r = 0; r < empi_size(); r++)
+            empi_fill(sbuf + (size_t)r * (size_t)nb, (size_t)nb, seed_of(r, call));
+    CHECK_MPI(MPI_Scatter(sbuf, nb, MPI_BYTE, rbuf, nb, MPI_BYTE, root, MPI_COMM_WORLD));
+    CHECK_PATTERN(rbuf, (size_t)nb, seed_of(empi_rank(), call));
+}
+
 static void bursts(int *call)
 {
-    int p = empi_size(), me = empi_rank();
-    char *sbuf = malloc(65536), *rbuf = malloc(65536 * (size_t)p);
-    CHECK(sbuf && rbuf, "out of memory");
+    int p = empi_size();
+    char *one = malloc(65536), *all = malloc(65536 * (size_t)p);
+    CHECK(one && all, "out of memory");
     for (int b = 0; b < 2 * NSIZES; b++) {
         int root = b % p, len = b < NSIZES ? 60 : 25;
         for (int i = 0; i < len; i++, (*call)++) {
             /* the size changes every 20 calls within a burst, and between bursts */
             int nb = sizes[(b + i / 20) % NSIZES];
-            empi_fill(sbuf, (size_t)nb, seed_of(me, *call));
-            CHECK_MPI(MPI_Gather(sbuf, nb, MPI_BYTE, rbuf, nb, MPI_BYTE, root, MPI_COMM_WORLD));
-            if (me == root)
-                check_gathered(rbuf, nb, *call);
+            if (b % 2)
+                scatter(all, one, nb, root, *call);
+            else
+                gather(one, all, nb, root, *call);
         }
         if (b % 3 == 2)
             interlude(*call);
     }
-    free(sbuf);
-    free(rbuf);
+    free(one);
+    free(all);
 }
 
 static void outstanding(int *call)
