@@ -1,7 +1,7 @@
 /*
- * Gather's senders, and scatter's root, run many calls ahead of their readers with mid-size blocks
- * ("deep" pieces, 2-32 KiB here): bursts of calls to one root with sizes changing between bursts
- * and within them, gathers and scatters alternating, the root moving, other shared-memory
+ * Gather's senders, and scatter's and bcast's root, run many calls ahead of their readers with
+ * mid-size blocks ("deep" pieces, 2-32 KiB here): bursts of calls to one root with sizes changing
+ * between bursts and within them, gathers, scatters and bcasts in turn, the root moving, other shared-memory
  * collectives between bursts (a large reduce writes into other ranks' slots, allgather and bcast
  * write their own), 120 igathers posted before any wait, and a persistent gather restarted with
  * new data. Run with the shm algorithms forced (CMakeLists), so a writer that overwrote a block
@@ -75,6 +75,16 @@ static void scatter(char *sbuf, char *rbuf, int nb, int root, int call)
     CHECK_PATTERN(rbuf, (size_t)nb, seed_of(empi_rank(), call));
 }
 
+static void bcast(char *buf, int nb, int root, int call)
+{
+    if (empi_rank() == root)
+        empi_fill(buf, (size_t)nb, seed_of(root, call));
+    else
+        memset(buf, 0, (size_t)nb);
+    CHECK_MPI(MPI_Bcast(buf, nb, MPI_BYTE, root, MPI_COMM_WORLD));
+    CHECK_PATTERN(buf, (size_t)nb, seed_of(root, call));
+}
+
 static void bursts(int *call)
 {
     int p = empi_size();
@@ -85,10 +95,12 @@ static void bursts(int *call)
         for (int i = 0; i < len; i++, (*call)++) {
             /* the size changes every 20 calls within a burst, and between bursts */
             int nb = sizes[(b + i / 20) % NSIZES];
-            if (b % 2)
+            if (b % 3 == 0)
+                gather(one, all, nb, root, *call);
+            else if (b % 3 == 1)
                 scatter(all, one, nb, root, *call);
             else
-                gather(one, all, nb, root, *call);
+                bcast(one, nb, root, *call);
         }
         if (b % 3 == 2)
             interlude(*call);

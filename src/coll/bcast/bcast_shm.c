@@ -1,7 +1,8 @@
 /*
  * Bcast, shared memory: the root copies each 64 KiB piece into its slot (inline in its flag line
  * up to 56 bytes) and raises its flag; the others copy out and mark the piece done. Receivers
- * never wait for each other; the root waits only before reusing a slot two pieces later.
+ * never wait for each other; the root waits only before reusing a slot two pieces later, or a deep
+ * position (pieces of 2-32 KiB, coll_shm.h) 8-64 pieces later.
  * Cost per piece: 2 copies of the piece + 1 flag transfer. Non-contiguous types are packed.
  * Between two ranks that read each other's memory (CMA), a large message goes as one send, which
  * is then one copy: the binomial tree of two.
@@ -23,14 +24,14 @@ static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     if (m->me == o->root) {
-        if (!empi_shm_all_done(m, o->e, o->len))
+        if (!empi_shm_deep_free(m, o->e, o->len))
             return 0;
-        empi_copy(empi_shm_data(m, o->e, m->me, o->len), o->rbuf + o->off0, o->len);
+        empi_copy(empi_shm_deep_data(m, o->e, m->me, o->len), o->rbuf + o->off0, o->len);
         empi_shm_post(m, o->e, 2 * o->e + 1);
     } else {
         if (!empi_shm_posted(m, o->root, o->e, 2 * o->e + 1))
             return 0;
-        empi_copy(o->rbuf + o->off0, empi_shm_data(m, o->e, o->root, o->len), o->len);
+        empi_copy(o->rbuf + o->off0, empi_shm_deep_data(m, o->e, o->root, o->len), o->len);
     }
     empi_shm_set_done(m, o->e, 0);
     return 1;

@@ -12,23 +12,14 @@
 /* Rank r's block of the current piece: mid-size ones deep, so that senders run ahead. */
 static char *block(empi_shm_op_t *o, int r)
 {
-    if (empi_shm_deep_depth(o->m, o->len))
-        return empi_shm_deep_data(o->m, o->e, r, o->len);
-    return empi_shm_data(o->m, o->e, r, o->len);
-}
-
-static int block_free(empi_shm_op_t *o)
-{
-    if (empi_shm_deep_depth(o->m, o->len))
-        return empi_shm_deep_free(o->m, o->e, o->len);
-    return empi_shm_all_done(o->m, o->e, o->len);
+    return empi_shm_deep_data(o->m, o->e, r, o->len);
 }
 
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
     if (m->me != o->root) {
-        if (!block_free(o))
+        if (!empi_shm_deep_free(m, o->e, o->len))
             return 0;
         empi_copy(block(o, m->me), o->sbuf + o->off0, o->len);
         empi_shm_post(m, o->e, 2 * o->e + 1);

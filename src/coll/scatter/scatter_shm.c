@@ -15,23 +15,9 @@
    buffer (the root writes them; i reads only), beyond in the root's slot, p blocks side by side. */
 static char *block_at(struct empi_coll_shm *m, uint64_t e, int root, int i, size_t n)
 {
-    size_t all = n * (size_t)m->p;
     if (n <= EMPI_SHM_MEDIUM)
         return empi_shm_data(m, e, i, n);
-    if (empi_shm_deep_depth(m, all))
-        return empi_shm_deep_data(m, e, root, all) + n * (size_t)i;
-    return empi_shm_data(m, e, root, all) + n * (size_t)i;
-}
-
-/* The memory of piece e is free for the root to write. */
-static int blocks_free(struct empi_coll_shm *m, uint64_t e, size_t n)
-{
-    size_t all = n * (size_t)m->p;
-    if (n <= EMPI_SHM_MEDIUM)
-        return empi_shm_all_done(m, e, n);
-    if (empi_shm_deep_depth(m, all))
-        return empi_shm_deep_free(m, e, all);
-    return empi_shm_all_done(m, e, all);
+    return empi_shm_deep_data(m, e, root, n * (size_t)m->p) + n * (size_t)i;
 }
 
 static int step(empi_shm_op_t *o)
@@ -40,7 +26,7 @@ static int step(empi_shm_op_t *o)
     int p = m->p, me = m->me;
     size_t n = o->len;   /* this piece's bytes of each block */
     if (me == o->root) {
-        if (!blocks_free(m, o->e, n))
+        if (!empi_shm_deep_free(m, o->e, n <= EMPI_SHM_MEDIUM ? n : n * (size_t)p))
             return 0;
         for (int i = 0; i < p; i++)
             if (i != me)

@@ -18,8 +18,8 @@
  *   done[r]        = e      rank r has finished reading everything of piece e
  * Before writing piece e a rank waits until every done >= e - EMPI_SHM_LINES (inline or medium
  * data) or >= e - 2 (slots), so nobody overwrites data still being read; small pieces (a stream
- * of small broadcasts) may run EMPI_SHM_LINES ahead of the slowest reader. Gather's and scatter's
- * mid-size pieces are "deep": each takes one of 8-64 positions in its writer's slot e & 1, so the
+ * of small broadcasts) may run EMPI_SHM_LINES ahead of the slowest reader. Gather's, scatter's and
+ * bcast's mid-size pieces are "deep": each takes one of 8-64 positions in its writer's slot e & 1, so the
  * writers may run that many pieces ahead (empi_shm_deep_free in coll_shm.h). Sequence values only grow, so
  * a waiter that finds a later value in a reused line is right to go on.
  *

@@ -176,17 +176,24 @@ static inline unsigned empi_shm_deep_depth(const struct empi_coll_shm *m, size_t
     return depth >= EMPI_SHM_DEEP_MIN ? (unsigned)depth : 0;
 }
 
+/* Where rank r's data of piece e (`len` bytes) lives for an algorithm that takes deep pieces: its
+   deep position, or where empi_shm_data puts a piece of any other size. */
 static inline char *empi_shm_deep_data(struct empi_coll_shm *m, uint64_t e, int r, size_t len)
 {
     unsigned depth = empi_shm_deep_depth(m, len);
+    if (!depth)
+        return empi_shm_data(m, e, r, len);
     return empi_shm_slot(m, (int)(e & 1), r) + (e % depth) / 2 * (2 * m->slot / depth);
 }
 
-/* The position of deep piece e is free: every rank has finished piece e - depth, which last used
-   it within this run of deep pieces alike, and every piece before the run (any layout). */
+/* The memory of piece e is free for its writer (empi_shm_all_done for a size that is not deep). A
+   deep position is once every rank has finished piece e - depth, which last used it within this
+   run of deep pieces alike, and every piece before the run (any layout). */
 static inline int empi_shm_deep_free(struct empi_coll_shm *m, uint64_t e, size_t len)
 {
     unsigned depth = empi_shm_deep_depth(m, len);
+    if (!depth)
+        return empi_shm_all_done(m, e, len);
     if (m->run_last != e) {
         if (m->run_last + 1 != e || m->run_depth != depth) {
             m->run_start = e;
