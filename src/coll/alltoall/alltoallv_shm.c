@@ -51,7 +51,7 @@ typedef struct {
 
 static a2av_entry_t *entries(struct empi_coll_shm *m, int r, uint64_t e)
 {
-    return (a2av_entry_t *)(m->medium + ((size_t)r * EMPI_SHM_LINES + e % EMPI_SHM_LINES) * EMPI_SHM_MEDIUM);
+    return (a2av_entry_t *)empi_shm_medium(m, e, r);
 }
 
 static size_t piece_bytes(const struct empi_coll_shm *m)

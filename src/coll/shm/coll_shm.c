@@ -7,21 +7,22 @@
  *   per rank: EMPI_SHM_LINES "post" lines, each {seq, 56 inline data bytes}, and a "done" line
  *             {seq};
  *   per parity and rank: a data slot of m->slot bytes (slot_size());
- *   per rank and post line: a medium buffer of EMPI_SHM_MEDIUM bytes.
+ *   per rank: EMPI_SHM_MEDIUM_LINES medium buffers of EMPI_SHM_MEDIUM bytes.
  *
  * Every shared-memory operation takes one epoch e per piece of at most a slot (all ranks count
  * epochs identically: collectives are called in the same order). Piece e uses post line
- * L = e % EMPI_SHM_LINES and, when its data does not fit inline, the medium buffers of line L (up
- * to EMPI_SHM_MEDIUM bytes) or the slots of parity P = e & 1.
+ * L = e % EMPI_SHM_LINES and, when its data does not fit inline, medium buffer
+ * e % EMPI_SHM_MEDIUM_LINES (up to EMPI_SHM_MEDIUM bytes) or the slots of parity P = e & 1.
  *   post[r][L].seq = 2e+1   rank r's input of piece e is in place (or: root's data, for bcast)
  *   post[r][L].seq = 2e+2   rank r has reduced its slice of piece e (large reductions)
  *   done[r]        = e      rank r has finished reading everything of piece e
- * Before writing piece e a rank waits until every done >= e - EMPI_SHM_LINES (inline or medium
- * data) or >= e - 2 (slots), so nobody overwrites data still being read; small pieces (a stream
- * of small broadcasts) may run EMPI_SHM_LINES ahead of the slowest reader. Gather's, scatter's and
- * bcast's mid-size pieces are "deep": each takes one of 8-64 positions in its writer's slot e & 1, so the
- * writers may run that many pieces ahead (empi_shm_deep_free in coll_shm.h). Sequence values only grow, so
- * a waiter that finds a later value in a reused line is right to go on.
+ * Before writing piece e a rank waits until every done >= e - EMPI_SHM_LINES (inline data),
+ * e - EMPI_SHM_MEDIUM_LINES (medium) or e - 2 (slots), so nobody overwrites data still being read;
+ * small pieces (a stream of small broadcasts) may run EMPI_SHM_LINES ahead of the slowest reader.
+ * Gather's, scatter's and bcast's mid-size pieces are "deep": each takes one of 8-64 positions in
+ * its writer's slot e & 1, so the writers may run that many pieces ahead (empi_shm_deep_free in
+ * coll_shm.h). Sequence values only grow, so a waiter that finds a later value in a reused line is
+ * right to go on.
  *
  * Reductions keep the standard's order for any op: the accumulator starts with the highest rank's
  * data and folds lower ranks in on the left (acc = d_i op acc), so every rank computes the same
@@ -146,7 +147,7 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
         return NULL;
     }
     size_t slots = 2 * (size_t)p * slot;
-    size_t len = (size_t)p * sizeof(shm_rank_t) + slots + (size_t)p * EMPI_SHM_LINES * EMPI_SHM_MEDIUM;
+    size_t len = (size_t)p * sizeof(shm_rank_t) + slots + (size_t)p * EMPI_SHM_MEDIUM_LINES * EMPI_SHM_MEDIUM;
     char name[96];
     snprintf(name, sizeof name, "/empi-%s-coll-%u-%d", empi_g.boot.jobid, (unsigned)comm->context_id,
              comm->world_ranks[0]);
