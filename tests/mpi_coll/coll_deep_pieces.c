@@ -1,12 +1,12 @@
 /*
  * Gather's senders, and scatter's and bcast's root, run many calls ahead of their readers with
- * mid-size blocks ("deep" pieces, 2-32 KiB here) and with blocks inline in the post lines (up to 64
- * calls ahead): bursts of calls to one root with sizes changing between bursts and within them,
- * gathers, scatters and bcasts in turn, the root moving, other shared-memory collectives between
- * bursts (a large reduce writes into other ranks' slots, allgather and bcast write their own), 120
- * igathers posted before any wait, and a persistent gather restarted with new data. Run with the
- * shm algorithms forced (CMakeLists), so a writer that overwrote a block not read yet shows as a
- * wrong byte.
+ * mid-size blocks ("deep" pieces, 2-32 KiB here) and with small ones in the post lines and medium
+ * buffers (up to 64 calls ahead): bursts of calls to one root with sizes changing between bursts
+ * and within them, gathers, scatters and bcasts in turn, the root moving, other shared-memory
+ * collectives between bursts (a large reduce writes into other ranks' slots, allgather and bcast
+ * write their own), 120 igathers posted before any wait, and a persistent gather restarted with
+ * new data. Run with the shm algorithms forced (CMakeLists), so a writer that overwrote a block
+ * not read yet shows as a wrong byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -110,14 +110,16 @@ static void bursts(int *call)
     free(all);
 }
 
-/* Long bursts of blocks that travel inline, so that writers get a whole ring of lines ahead. */
-static void inline_bursts(int *call)
+/* Long bursts of blocks that travel inline or in the medium buffers, so that writers get a whole
+   ring of lines or buffers ahead. */
+static void small_bursts(int *call)
 {
+    static const int small[] = {40, 8, 1000};
     int p = empi_size();
-    char one[64], *all = malloc(64 * (size_t)p);
+    char one[1000], *all = malloc(1000 * (size_t)p);
     CHECK(all, "out of memory");
-    for (int b = 0; b < 6; b++) {
-        int nb = b < 3 ? 40 : 8, root = (b + 1) % p;
+    for (int b = 0; b < 9; b++) {
+        int nb = small[b / 3], root = (b + 1) % p;
         for (int i = 0; i < 300; i++, (*call)++) {
             if (b % 3 == 0)
                 gather(one, all, nb, root, *call);
@@ -177,7 +179,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Init(&argc, &argv));
     int call = 0;
     bursts(&call);
-    inline_bursts(&call);
+    small_bursts(&call);
     outstanding(&call);
     persistent(&call);
     bursts(&call);

@@ -7,17 +7,17 @@
  *   per rank: EMPI_SHM_LINES "post" lines, each {seq, 56 inline data bytes}, and a "done" line
  *             {seq};
  *   per parity and rank: a data slot of m->slot bytes (slot_size());
- *   per rank: EMPI_SHM_MEDIUM_LINES medium buffers of EMPI_SHM_MEDIUM bytes.
+ *   per rank: m->medium_lines medium buffers of EMPI_SHM_MEDIUM bytes (16-64, from p).
  *
  * Every shared-memory operation takes one epoch e per piece of at most a slot (all ranks count
  * epochs identically: collectives are called in the same order). Piece e uses post line
  * L = e % EMPI_SHM_LINES and, when its data does not fit inline, medium buffer
- * e % EMPI_SHM_MEDIUM_LINES (up to EMPI_SHM_MEDIUM bytes) or the slots of parity P = e & 1.
+ * e % m->medium_lines (up to EMPI_SHM_MEDIUM bytes) or the slots of parity P = e & 1.
  *   post[r][L].seq = 2e+1   rank r's input of piece e is in place (or: root's data, for bcast)
  *   post[r][L].seq = 2e+2   rank r has reduced its slice of piece e (large reductions)
  *   done[r]        = e      rank r has finished reading everything of piece e
  * Before writing piece e a rank waits until every done >= e - EMPI_SHM_LINES (inline data),
- * e - EMPI_SHM_MEDIUM_LINES (medium) or e - 2 (slots), so nobody overwrites data still being read;
+ * e - m->medium_lines (medium) or e - 2 (slots), so nobody overwrites data still being read;
  * small pieces (a stream of small broadcasts) may run EMPI_SHM_LINES ahead of the slowest reader.
  * Gather's, scatter's and bcast's mid-size pieces are "deep": each takes one of 8-64 positions in
  * its writer's slot e & 1, so the writers may run that many pieces ahead (empi_shm_deep_free in
@@ -121,6 +121,14 @@ size_t empi_coll_shm_slot_wanted(int p)
     return slot;
 }
 
+unsigned empi_coll_shm_medium_lines(int p)
+{
+    unsigned n = EMPI_SHM_LINES;
+    while (n > EMPI_SHM_MEDIUM_LINES_MIN && (size_t)p * n * EMPI_SHM_MEDIUM > EMPI_SHM_MEDIUM_BUDGET)
+        n /= 2;
+    return n;
+}
+
 /* Two slots per rank within EMPI_COLL_SHM_BUFFER; the smallest any rank asks for, so that every
    rank maps the same layout even if their environments differ. */
 static size_t slot_size(empi_comm_t *comm)
@@ -147,7 +155,8 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
         return NULL;
     }
     size_t slots = 2 * (size_t)p * slot;
-    size_t len = (size_t)p * sizeof(shm_rank_t) + slots + (size_t)p * EMPI_SHM_MEDIUM_LINES * EMPI_SHM_MEDIUM;
+    unsigned mlines = empi_coll_shm_medium_lines(p);
+    size_t len = (size_t)p * sizeof(shm_rank_t) + slots + (size_t)p * mlines * EMPI_SHM_MEDIUM;
     char name[96];
     snprintf(name, sizeof name, "/empi-%s-coll-%u-%d", empi_g.boot.jobid, (unsigned)comm->context_id,
              comm->world_ranks[0]);
@@ -192,6 +201,7 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->ctl = base;
     m->slots = (char *)base + (size_t)p * sizeof(shm_rank_t);
     m->medium = m->slots + slots;
+    m->medium_lines = mlines;
     m->epoch = 1;
     m->synced = 0;
     m->world = comm->world_ranks;

@@ -20,17 +20,20 @@
 #define EMPI_SHM_SLOT_MAX (1024 * 1024)
 /* The slot size this process asks for on a communicator of p ranks (EMPI_COLL_SHM_BUFFER). */
 size_t empi_coll_shm_slot_wanted(int p);
+/* Medium buffers per rank on a communicator of p ranks. */
+unsigned empi_coll_shm_medium_lines(int p);
 #define EMPI_SHM_INLINE 56
-/* Post lines per rank: how many inline pieces a writer may run ahead of the slowest reader. Deep,
+/* Post lines per rank: how many small pieces a writer may run ahead of the slowest reader. Deep,
    so that when ranks outnumber cores a root broadcasts many small messages per time slice
-   instead of waiting for a descheduled reader every other one (4 ranks on 2 cores, bcast and
-   gather 4-64 B: 64 lines 0.6-0.75 of 16). Pieces up to EMPI_SHM_MEDIUM bytes that do not fit
-   inline get one of EMPI_SHM_MEDIUM_LINES buffers (their memory grows with p, the lines' hardly);
-   the big data slots stay two deep, mid-size pieces of some algorithms go deep in them. */
+   instead of waiting for a descheduled reader every other one (4 ranks on 2 cores, bcast 4 B-2 KiB:
+   64 lines 0.5-0.6 of 16). Pieces up to EMPI_SHM_MEDIUM bytes that do not fit inline take one of
+   m->medium_lines buffers per rank: as many as lines while all ranks' buffers fit in
+   EMPI_SHM_MEDIUM_BUDGET, then fewer, down to 16 (4 MiB at 128 ranks). The big data slots stay two
+   deep; mid-size pieces of some algorithms go deep in them. */
 #define EMPI_SHM_LINES 64
-#define EMPI_SHM_MEDIUM_LINES 16
 #define EMPI_SHM_MEDIUM 2048
-_Static_assert(EMPI_SHM_LINES % EMPI_SHM_MEDIUM_LINES == 0, "a medium buffer's pieces share its line's");
+#define EMPI_SHM_MEDIUM_BUDGET (2 * 1024 * 1024)
+#define EMPI_SHM_MEDIUM_LINES_MIN 16
 
 typedef struct {
     _Atomic uint64_t seq;
@@ -54,7 +57,8 @@ struct empi_coll_shm {
     shm_rank_t *ctl;
     size_t slot;          /* bytes of one data slot (the same on every rank) */
     char *slots;          /* [2][p][slot] */
-    char *medium;         /* [p][EMPI_SHM_MEDIUM_LINES][EMPI_SHM_MEDIUM] */
+    char *medium;         /* [p][medium_lines][EMPI_SHM_MEDIUM] */
+    unsigned medium_lines;   /* a power of two dividing EMPI_SHM_LINES (empi_coll_shm_medium_lines) */
     uint64_t epoch;       /* next epoch to hand out */
     uint64_t synced;      /* every rank's done >= synced (known locally: no rereading done lines) */
     uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
@@ -83,8 +87,8 @@ static inline shm_line_t *empi_shm_line(struct empi_coll_shm *m, int r, uint64_t
 
 /*
  * Every rank has finished the piece that last used the memory piece e of `len` bytes writes: its
- * post line (piece e - EMPI_SHM_LINES), its medium buffer (e - EMPI_SHM_MEDIUM_LINES) or its
- * parity's slot (e - 2).
+ * post line (piece e - EMPI_SHM_LINES), its medium buffer (e - m->medium_lines) or its parity's
+ * slot (e - 2).
  */
 /* Every rank's done >= target (what is learnt is kept in synced). */
 static inline int empi_shm_all_reached(struct empi_coll_shm *m, uint64_t target)
@@ -115,7 +119,7 @@ static inline int empi_shm_others_done(struct empi_coll_shm *m, uint64_t e)
 
 static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
 {
-    uint64_t back = len <= EMPI_SHM_INLINE ? EMPI_SHM_LINES : len <= EMPI_SHM_MEDIUM ? EMPI_SHM_MEDIUM_LINES : 2;
+    uint64_t back = len <= EMPI_SHM_INLINE ? EMPI_SHM_LINES : len <= EMPI_SHM_MEDIUM ? m->medium_lines : 2;
     return e <= back || empi_shm_all_reached(m, e - back);
 }
 
@@ -149,7 +153,7 @@ static inline void empi_shm_set_done(struct empi_coll_shm *m, uint64_t e, int al
 /* Rank r's medium buffer of piece e. */
 static inline char *empi_shm_medium(struct empi_coll_shm *m, uint64_t e, int r)
 {
-    return m->medium + ((size_t)r * EMPI_SHM_MEDIUM_LINES + e % EMPI_SHM_MEDIUM_LINES) * EMPI_SHM_MEDIUM;
+    return m->medium + ((size_t)r * m->medium_lines + e % m->medium_lines) * EMPI_SHM_MEDIUM;
 }
 
 /* Where rank r's data of piece e (`len` bytes) lives: inline in its post line when it fits. */
