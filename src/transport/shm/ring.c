@@ -2,6 +2,9 @@
 #include "transport/shm/ring.h"
 
 #include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 size_t empi_ring_round_size(size_t bytes)
 {
@@ -9,6 +12,16 @@ size_t empi_ring_round_size(size_t bytes)
     while (size < bytes && size < EMPI_RING_MAX_BYTES)
         size <<= 1;
     return size;
+}
+
+static int cpu_has_prefetchw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & bit_PRFCHW);
+#else
+    return 1;
+#endif
 }
 
 int empi_ring_tx_init(empi_ring_tx_t *tx, void *shared, size_t ring_bytes)
@@ -21,6 +34,7 @@ int empi_ring_tx_init(empi_ring_tx_t *tx, void *shared, size_t ring_bytes)
     tx->head_cache = 0;
     tx->head = &ctrl->head;
     tx->payload_first = calloc((ncells + 63) / 64, sizeof(uint64_t));
+    tx->take_ahead = cpu_has_prefetchw();
     return tx->payload_first ? 0 : -1;
 }
 

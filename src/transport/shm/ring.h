@@ -62,6 +62,7 @@ typedef struct empi_ring_tx {
     uint64_t head_cache;       /* last head read from ctrl */
     _Atomic uint64_t *head;
     uint64_t *payload_first;   /* bit per cell: its first word holds payload, not a header */
+    int take_ahead;            /* the CPU has PREFETCHW (empi_ring_take_ahead) */
 } empi_ring_tx_t;
 
 /* Consumer's private view. */
@@ -166,6 +167,17 @@ static inline unsigned char *empi_ring_reserve(empi_ring_tx_t *tx, size_t len, e
     return tx->cells + ((slot->pos & tx->mask) << EMPI_RING_CELL_SHIFT) + EMPI_RING_HDR;
 }
 
+/* Start taking the line at p into this core's cache for writing (PREFETCHW; the caller checked
+   that the CPU has it: elsewhere its opcode need not be a no-op). */
+static inline void empi_ring_prefetch_write(const unsigned char *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" ::"m"(*p));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+}
+
 /* Publish the packet reserved in `slot`, whose payload is now written. */
 static inline void empi_ring_commit(empi_ring_tx_t *tx, const empi_ring_slot_t *slot)
 {
@@ -189,6 +201,15 @@ static inline void empi_ring_commit(empi_ring_tx_t *tx, const empi_ring_slot_t *
                               memory_order_release);
     }
     tx->tail = slot->pos + slot->cells;
+}
+
+/* The producer is streaming small packets (the caller knows): take the cell two on from the
+   consumer's core now, so that writing it later does not wait for that. In a ping-pong the same
+   steal would slow the peer's read of the packet just published (8 B latency 0.33 -> 0.36 us). */
+static inline void empi_ring_take_ahead(empi_ring_tx_t *tx)
+{
+    if (tx->take_ahead)
+        empi_ring_prefetch_write(tx->cells + (((tx->tail + 2) & tx->mask) << EMPI_RING_CELL_SHIFT));
 }
 
 /* Copy iov[0..iovcnt-1] to dst (a reserved payload); returns the end of what was written. */

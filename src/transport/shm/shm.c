@@ -353,7 +353,7 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
-    int took = !bulk && takes_cell(box, len);
+    int took = !bulk && takes_cell(box, len), reply = box->heard;
     box->heard = 0;
     /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
        the bulk channel either: messages that big leave the cache anyway. */
@@ -375,6 +375,9 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (fill)
         fill(arg, dst, stream);
     empi_ring_commit(tx, &slot);
+    /* one small packet after another with no answer between: a stream (1-16 B bw 1.1-1.2x) */
+    if (!reply && slot.cells == 1)
+        empi_ring_take_ahead(tx);
     return EMPI_OK;
 }
 
