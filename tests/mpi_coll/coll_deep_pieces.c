@@ -86,6 +86,18 @@ static void bcast(char *buf, int nb, int root, int call)
     CHECK_PATTERN(buf, (size_t)nb, seed_of(root, call));
 }
 
+/* Call `kind` % 3 (gather, scatter, bcast) with nb-byte blocks: `one` holds a rank's block, `all`
+   every rank's. */
+static void rooted(int kind, char *one, char *all, int nb, int root, int call)
+{
+    if (kind % 3 == 0)
+        gather(one, all, nb, root, call);
+    else if (kind % 3 == 1)
+        scatter(all, one, nb, root, call);
+    else
+        bcast(one, nb, root, call);
+}
+
 static void bursts(int *call)
 {
     int p = empi_size();
@@ -95,13 +107,7 @@ static void bursts(int *call)
         int root = b % p, len = b < NSIZES ? 60 : 25;
         for (int i = 0; i < len; i++, (*call)++) {
             /* the size changes every 20 calls within a burst, and between bursts */
-            int nb = sizes[(b + i / 20) % NSIZES];
-            if (b % 3 == 0)
-                gather(one, all, nb, root, *call);
-            else if (b % 3 == 1)
-                scatter(all, one, nb, root, *call);
-            else
-                bcast(one, nb, root, *call);
+            rooted(b, one, all, sizes[(b + i / 20) % NSIZES], root, *call);
         }
         if (b % 3 == 2)
             interlude(*call);
@@ -120,14 +126,8 @@ static void small_bursts(int *call)
     CHECK(all, "out of memory");
     for (int b = 0; b < 9; b++) {
         int nb = small[b / 3], root = (b + 1) % p;
-        for (int i = 0; i < 300; i++, (*call)++) {
-            if (b % 3 == 0)
-                gather(one, all, nb, root, *call);
-            else if (b % 3 == 1)
-                scatter(all, one, nb, root, *call);
-            else
-                bcast(one, nb, root, *call);
-        }
+        for (int i = 0; i < 300; i++, (*call)++)
+            rooted(b, one, all, nb, root, *call);
     }
     free(all);
 }
