@@ -85,11 +85,6 @@ static inline shm_line_t *empi_shm_line(struct empi_coll_shm *m, int r, uint64_t
     return &m->ctl[r].post[e % EMPI_SHM_LINES];
 }
 
-/*
- * Every rank has finished the piece that last used the memory piece e of `len` bytes writes: its
- * post line (piece e - EMPI_SHM_LINES), its medium buffer (e - m->medium_lines) or its parity's
- * slot (e - 2).
- */
 /* Every rank's done >= target (what is learnt is kept in synced). */
 static inline int empi_shm_all_reached(struct empi_coll_shm *m, uint64_t target)
 {
@@ -117,6 +112,11 @@ static inline int empi_shm_others_done(struct empi_coll_shm *m, uint64_t e)
     return 1;
 }
 
+/*
+ * Every rank has finished the piece that last used the memory piece e of `len` bytes writes: its
+ * post line (piece e - EMPI_SHM_LINES), its medium buffer (e - m->medium_lines) or its parity's
+ * slot (e - 2).
+ */
 static inline int empi_shm_all_done(struct empi_coll_shm *m, uint64_t e, size_t len)
 {
     uint64_t back = len <= EMPI_SHM_INLINE ? EMPI_SHM_LINES : len <= EMPI_SHM_MEDIUM ? m->medium_lines : 2;

@@ -14,11 +14,17 @@ size_t empi_ring_round_size(size_t bytes)
     return size;
 }
 
+/* Asked once: every ring of the process takes the answer, and CPUID exits to the hypervisor in a
+   virtual machine. */
 static int cpu_has_prefetchw(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    unsigned a, b, c, d;
-    return __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & bit_PRFCHW);
+    static int known = -1;
+    if (known < 0) {
+        unsigned a, b, c, d;
+        known = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & bit_PRFCHW);
+    }
+    return known;
 #else
     return 1;
 #endif
