@@ -180,6 +180,11 @@ int empi_irecv(void *buf, MPI_Count count, empi_datatype_t *dt, int source, int 
     return MPI_SUCCESS;
 }
 
+int empi_message_arrived(int source, int tag, uint32_t ctx)
+{
+    return empi_unexpected_find(&empi_p2p.unexpected, ctx, source, tag) != NULL;
+}
+
 int empi_wait_release(empi_request_t *req, MPI_Status *status)
 {
     empi_request_wait(req);

@@ -35,6 +35,9 @@ int empi_sendrecv(const void *sbuf, MPI_Count scount, empi_datatype_t *sdt, int 
                   void *rbuf, MPI_Count rcount, empi_datatype_t *rdt, int source, int rtag,
                   empi_comm_t *comm, uint32_t ctx, MPI_Status *status);
 
+/* A message from `source` with `tag` on context ctx waits in the unexpected queue (no progress). */
+int empi_message_arrived(int source, int tag, uint32_t ctx);
+
 /* Wait for an internal request and release it; returns its status error (MPI_SUCCESS usually). */
 int empi_wait_release(empi_request_t *req, MPI_Status *status);
 int empi_waitall_release(int n, empi_request_t **reqs);

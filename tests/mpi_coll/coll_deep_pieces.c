@@ -1,12 +1,13 @@
 /*
- * Gather's senders, and scatter's and bcast's root, run many calls ahead of their readers with
- * mid-size blocks ("deep" pieces, 2-32 KiB here) and with small ones in the post lines and medium
- * buffers (up to 64 calls ahead): bursts of calls to one root with sizes changing between bursts
- * and within them, gathers, scatters and bcasts in turn, the root moving, other shared-memory
- * collectives between bursts (a large reduce writes into other ranks' slots, allgather and bcast
- * write their own), 120 igathers posted before any wait, and a persistent gather restarted with
- * new data. Run with the shm algorithms forced (CMakeLists), so a writer that overwrote a block
- * not read yet shows as a wrong byte.
+ * Gather's and gatherv's senders, and the root of scatter, scatterv and bcast, run many calls
+ * ahead of their readers with mid-size blocks ("deep" pieces, 2-32 KiB here) and with small ones
+ * in the post lines and medium buffers (up to 64 calls ahead): bursts of calls to one root with
+ * sizes changing between bursts and within them, the five collectives in turn (the v-forms with
+ * blocks of two sizes), the root moving, other shared-memory collectives between bursts (a large
+ * reduce writes into other ranks' slots, allgather and bcast write their own), 120 igathers
+ * posted before any wait, and a persistent gather restarted with new data. Run with the shm
+ * algorithms forced (CMakeLists), so a writer that overwrote a block not read yet shows as a
+ * wrong byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,16 +87,53 @@ static void bcast(char *buf, int nb, int root, int call)
     CHECK_PATTERN(buf, (size_t)nb, seed_of(root, call));
 }
 
-/* Call `kind` % 3 (gather, scatter, bcast) with nb-byte blocks: `one` holds a rank's block, `all`
-   every rank's. */
+/* The v-forms' blocks: odd ranks' a third shorter, so that writers' pieces differ in size. */
+static int vcount(int r, int nb)
+{
+    return nb - (r % 2) * (nb / 3);
+}
+
+static void v_layout(int nb, int *counts, int *displs)
+{
+    for (int r = 0, at = 0; r < empi_size(); at += counts[r], r++) {
+        counts[r] = vcount(r, nb);
+        displs[r] = at;
+    }
+}
+
+static void gatherv(char *sbuf, char *rbuf, int nb, int root, int call)
+{
+    int counts[64], displs[64], me = empi_rank();
+    v_layout(nb, counts, displs);
+    empi_fill(sbuf, (size_t)counts[me], seed_of(me, call));
+    CHECK_MPI(MPI_Gatherv(sbuf, counts[me], MPI_BYTE, rbuf, counts, displs, MPI_BYTE, root, MPI_COMM_WORLD));
+    if (me == root)
+        for (int r = 0; r < empi_size(); r++)
+            CHECK_PATTERN(rbuf + displs[r], (size_t)counts[r], seed_of(r, call));
+}
+
+static void scatterv(char *sbuf, char *rbuf, int nb, int root, int call)
+{
+    int counts[64], displs[64], me = empi_rank();
+    v_layout(nb, counts, displs);
+    if (me == root)
+        for (int r = 0; r < empi_size(); r++)
+            empi_fill(sbuf + displs[r], (size_t)counts[r], seed_of(r, call));
+    CHECK_MPI(MPI_Scatterv(sbuf, counts, displs, MPI_BYTE, rbuf, counts[me], MPI_BYTE, root, MPI_COMM_WORLD));
+    CHECK_PATTERN(rbuf, (size_t)counts[me], seed_of(me, call));
+}
+
+/* Call `kind` % 5 (gather, scatter, bcast, gatherv, scatterv) with blocks of up to nb bytes: `one`
+   holds a rank's block, `all` every rank's. */
 static void rooted(int kind, char *one, char *all, int nb, int root, int call)
 {
-    if (kind % 3 == 0)
-        gather(one, all, nb, root, call);
-    else if (kind % 3 == 1)
-        scatter(all, one, nb, root, call);
-    else
-        bcast(one, nb, root, call);
+    switch (kind % 5) {
+    case 0: gather(one, all, nb, root, call); break;
+    case 1: scatter(all, one, nb, root, call); break;
+    case 2: bcast(one, nb, root, call); break;
+    case 3: gatherv(one, all, nb, root, call); break;
+    default: scatterv(all, one, nb, root, call); break;
+    }
 }
 
 static void bursts(int *call)
@@ -124,8 +162,8 @@ static void small_bursts(int *call)
     int p = empi_size();
     char one[1000], *all = malloc(1000 * (size_t)p);
     CHECK(all, "out of memory");
-    for (int b = 0; b < 9; b++) {
-        int nb = small[b / 3], root = (b + 1) % p;
+    for (int b = 0; b < 15; b++) {
+        int nb = small[b / 5], root = (b + 1) % p;
         for (int i = 0; i < 300; i++, (*call)++)
             rooted(b, one, all, nb, root, *call);
     }

@@ -1,8 +1,10 @@
 /*
  * Gatherv, shared memory, one epoch per call (coll/shm/shm_v.h): every rank but the root packs its
- * block into its own flag line, medium buffer or slot (up to 16 KiB), or sends it as a message
- * when larger, raises its flag with the block's descriptor and leaves; once every flag is up the
- * root unpacks each block or receives its message. Where single copy works, a larger contiguous
+ * block into its own flag line, medium buffer or slot (up to 32 KiB), or sends it as a message
+ * when larger, raises its flag with the block's descriptor and leaves; when ranks outnumber cores
+ * a small block (up to 128 B) goes as a message with no flag, so that its sender does not wait
+ * for a free line. The root takes the blocks in rank order as each flag or small message arrives:
+ * it unpacks each block or receives its message. Where single copy works, a larger contiguous
  * block stays where it is: the root reads it from its sender, which waits for that. Any datatype,
  * any counts (the root's receive counts may be upper bounds).
  * Cost: per block in the segment 2 copies + 1 flag transfer; read from its holder 1 copy; the rest as
@@ -13,11 +15,11 @@
 #include "coll/shm/shm_v.h"
 #include "pt2pt/pt2pt.h"
 
-/* What this non-root rank's block does (the same computation in its step). */
-static empi_shm_vdesc_t my_block(const struct empi_coll_shm *m, const empi_coll_args_t *a)
+/* What this non-root rank's block does (the same computation in its step); *used: of its slot. */
+static empi_shm_vdesc_t my_block(const struct empi_coll_shm *m, const empi_coll_args_t *a, size_t *used)
 {
-    size_t used = 0;
-    return empi_shm_v_choose(m, a->scount * a->sdt->size, a->sdt->is_contig, &used);
+    *used = 0;
+    return empi_shm_v_choose(m, a->scount * a->sdt->size, a->sdt->is_contig, used);
 }
 
 static int step(empi_shm_op_t *o)
@@ -28,9 +30,16 @@ static int step(empi_shm_op_t *o)
     uint64_t e = o->e;
     if (m->me != a->root) {
         if (o->phase == 0) {
-            empi_shm_vdesc_t d = my_block(m, a);
-            if (!empi_shm_all_done(m, e, d.way == EMPI_SHM_V_SLOT ? m->slot : EMPI_SHM_MEDIUM))
+            size_t used;
+            uint32_t base;
+            empi_shm_vdesc_t d = my_block(m, a, &used);
+            if (d.way == EMPI_SHM_V_TINY) {
+                empi_shm_set_done(m, e, 0);   /* its message is all the root needs */
+                return 1;
+            }
+            if (!empi_shm_v_free(m, e, used, &base))
                 return 0;
+            d.offset += base;
             empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);
             empi_shm_post(m, e, 2 * e + 1);
             empi_shm_set_done(m, e, 0);
@@ -41,17 +50,19 @@ static int step(empi_shm_op_t *o)
         return empi_shm_all_reached(m, e);   /* the root reads our buffer until it is done */
     }
     if (o->phase == 0) {
-        for (int i = 0; i < m->p; i++)
-            if (i != m->me && !empi_shm_posted(m, i, e, 2 * e + 1))
-                return 0;
-        pl->err = MPI_SUCCESS;
-        pl->nreqs = 0;
-        for (int i = 0; i < m->p; i++)
-            if (i != m->me)
-                empi_shm_v_take(m, e, i, i, pl, empi_coll_off(a->rbuf, a->rdispls[i], a->rdt), a->rcounts[i], a->rdt);
-        /* every other rank posted this epoch, so each has finished the one before */
-        empi_shm_set_done(m, e, 1);
+        *pl = (empi_shm_vplan_t){.a = pl->a, .tag = pl->tag, .reqs = pl->reqs};
         o->phase = 1;
+    }
+    if (o->phase == 1) {
+        for (; pl->next < m->p; pl->next++) {
+            int i = pl->next;
+            if (i != m->me && !empi_shm_v_take_ready(m, e, i, i, pl, empi_coll_off(a->rbuf, a->rdispls[i], a->rdt),
+                                                     a->rcounts[i], a->rdt))
+                return 0;
+        }
+        /* a rank that posted this epoch has finished the one before */
+        empi_shm_set_done(m, e, pl->described == m->p - 1);
+        o->phase = 2;
     }
     return empi_shm_v_finish(pl);
 }
@@ -75,7 +86,9 @@ EMPI_ALG(empi_gatherv_shm)
     *kept = *a;   /* the counts and displacements are the schedule's already */
     *pl = (empi_shm_vplan_t){.a = kept, .tag = &s->tag, .reqs = reqs};
     if (s->comm->rank != root) {
-        if (my_block(m, a).way == EMPI_SHM_V_MESSAGE)
+        size_t used;
+        empi_shm_vdesc_t d = my_block(m, a, &used);
+        if (empi_shm_v_by_message(&d))
             EMPI_TRY(empi_sched_send(s, a->sbuf, a->scount, a->sdt, root));
     } else if (!a->in_place) {
         EMPI_TRY(empi_sched_copy(s, a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[root], a->rdt));
@@ -99,7 +112,9 @@ int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (root && !a->in_place)
         empi_coll_copy(a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[a->root], a->rdt);
     *rc = empi_shm_run_direct(&o);
-    if (!root && my_block(m, a).way == EMPI_SHM_V_MESSAGE) {
+    size_t used;
+    empi_shm_vdesc_t d = my_block(m, a, &used);
+    if (!root && empi_shm_v_by_message(&d)) {
         int sent = empi_send(a->sbuf, a->scount, a->sdt, a->root, a->tag, c, EMPI_COLL_CONTEXT(c));
         if (*rc == MPI_SUCCESS)
             *rc = sent;

@@ -1,11 +1,13 @@
 /*
  * Scatterv, shared memory, one epoch per call (coll/shm/shm_v.h): the root packs each block into
- * its reader's flag line or medium buffer (up to 2 KiB) or into its own slot (up to 16 KiB, one
+ * its reader's flag line or medium buffer (up to 2 KiB) or into its own slot (up to 32 KiB, one
  * after another while they fit), writes each reader's descriptor and raises its flag once; the
  * other blocks go as messages, or, where single copy works and the send type is contiguous, are
- * read by their reader straight from the root's buffer (the root waits for that). Each reader
- * follows its descriptor (unpacks, reads, or receives the message) and leaves. Any datatype, any
- * counts (a reader's count may be an upper bound).
+ * read by their reader straight from the root's buffer (the root waits for that). When ranks
+ * outnumber cores, small blocks (up to 128 B) go as messages, and a root with nothing else to
+ * describe raises no flag, so it does not wait for a free line. Each reader follows its descriptor
+ * (unpacks, reads, or receives the message), or receives a small message that came first, and
+ * leaves. Any datatype, any counts (a reader's count may be an upper bound).
  * Cost: per block in the segment 2 copies + 1 flag transfer; read from the root 1 copy; the rest as
  * scatterv linear.
  */
@@ -45,17 +47,21 @@ static int step(empi_shm_op_t *o)
     if (m->me == a->root) {
         if (o->phase == 0) {
             walk_t w = {0, -1};
+            int described = 0, read_here = 0;
             while (next_block(m, a, &w, &d))
-                ;
-            if (!empi_shm_all_done(m, e, w.used ? m->slot : EMPI_SHM_MEDIUM))
+                described |= d.way != EMPI_SHM_V_TINY;
+            uint32_t base;
+            if (described && !empi_shm_v_free(m, e, w.used, &base))
                 return 0;
-            int read_here = 0;
             w = (walk_t){0, -1};
-            while (next_block(m, a, &w, &d)) {
+            while (described && next_block(m, a, &w, &d)) {
+                if (d.way == EMPI_SHM_V_SLOT)
+                    d.offset += base;
                 empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
                 read_here |= d.way == EMPI_SHM_V_CMA;
             }
-            empi_shm_post(m, e, 2 * e + 1);
+            if (described)   /* else every block is a message on its way: nothing to post */
+                empi_shm_post(m, e, 2 * e + 1);
             empi_shm_set_done(m, e, 0);
             if (!read_here)
                 return 1;
@@ -64,11 +70,10 @@ static int step(empi_shm_op_t *o)
         return empi_shm_all_reached(m, e);   /* readers copy from our buffer until they are done */
     }
     if (o->phase == 0) {
-        if (!empi_shm_posted(m, a->root, e, 2 * e + 1))
-            return 0;
         pl->err = MPI_SUCCESS;
         pl->nreqs = 0;
-        empi_shm_v_take(m, e, m->me, a->root, pl, a->rbuf, a->rcount, a->rdt);
+        if (!empi_shm_v_take_ready(m, e, m->me, a->root, pl, a->rbuf, a->rcount, a->rdt))
+            return 0;
         empi_shm_set_done(m, e, 0);
         o->phase = 1;
     }
@@ -92,7 +97,7 @@ EMPI_ALG(empi_scatterv_shm)
         walk_t w = {0, -1};
         empi_shm_vdesc_t d;
         while (next_block(m, a, &w, &d))
-            if (d.way == EMPI_SHM_V_MESSAGE)
+            if (empi_shm_v_by_message(&d))
                 EMPI_TRY(empi_sched_send(s, block(a, w.i), a->scounts[w.i], a->sdt, w.i));
         if (!a->in_place)
             EMPI_TRY(empi_sched_copy(s, block(a, root), a->scounts[root], a->sdt, a->rbuf, a->rcount, a->rdt));
@@ -108,7 +113,7 @@ static int send_messages(const struct empi_coll_shm *m, const empi_coll_args_t *
     empi_shm_vdesc_t d;
     empi_comm_t *c = a->comm;
     while (next_block(m, a, &w, &d)) {
-        if (d.way != EMPI_SHM_V_MESSAGE)
+        if (!empi_shm_v_by_message(&d))
             continue;
         int rc = empi_isend(block(a, w.i), a->scounts[w.i], a->sdt, w.i, a->tag, c, EMPI_COLL_CONTEXT(c),
                             EMPI_MODE_STANDARD, &reqs[*n]);

@@ -206,6 +206,7 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->synced = 0;
     m->world = comm->world_ranks;
     m->cma = cma_agree(comm, m);
+    m->crowded = cc->ranks_per_cpu > 1;
     cc->shm = m;
     return m;
 }

@@ -66,6 +66,7 @@ struct empi_coll_shm {
     unsigned run_depth;
     const int *world;     /* comm rank -> world rank */
     int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
+    int crowded;          /* ranks take turns on this node's CPUs */
     char *scratch;        /* EMPI_SHM_CMA_CHUNK bytes for single-copy reductions, made on first use */
     char *slice;          /* single copy: a reduce's slice off the root, an in-place scan's input */
     size_t slice_len;
@@ -191,6 +192,12 @@ static inline unsigned empi_shm_deep_depth(const struct empi_coll_shm *m, size_t
     return depth >= EMPI_SHM_DEEP_MIN ? (unsigned)depth : 0;
 }
 
+/* Where piece e's deep position starts in slot e & 1. */
+static inline size_t empi_shm_deep_offset(const struct empi_coll_shm *m, uint64_t e, unsigned depth)
+{
+    return (size_t)(e % depth) / 2 * (2 * m->slot / depth);
+}
+
 /* Where rank r's data of piece e (`len` bytes) lives for an algorithm that takes deep pieces: its
    deep position, or where empi_shm_data puts a piece of any other size. */
 static inline char *empi_shm_deep_data(struct empi_coll_shm *m, uint64_t e, int r, size_t len)
@@ -198,7 +205,7 @@ static inline char *empi_shm_deep_data(struct empi_coll_shm *m, uint64_t e, int 
     unsigned depth = empi_shm_deep_depth(m, len);
     if (!depth)
         return empi_shm_data(m, e, r, len);
-    return empi_shm_slot(m, (int)(e & 1), r) + (e % depth) / 2 * (2 * m->slot / depth);
+    return empi_shm_slot(m, (int)(e & 1), r) + empi_shm_deep_offset(m, e, depth);
 }
 
 /* The memory of piece e is free for its writer (empi_shm_all_done for a size that is not deep). A

@@ -10,6 +10,8 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
     size_t at = (*used + 63) & ~(size_t)63;
     if (bytes == 0)
         d.way = EMPI_SHM_V_NONE;
+    else if (bytes <= EMPI_SHM_V_TINY_MAX && m->crowded)
+        d.way = EMPI_SHM_V_TINY;
     else if ((size_t)bytes <= EMPI_SHM_V_INLINE_MAX)
         d.way = EMPI_SHM_V_INLINE;
     else if (bytes <= EMPI_SHM_MEDIUM)
@@ -22,6 +24,15 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
         *used = at + (size_t)bytes;
     }
     return d;
+}
+
+int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, uint32_t *base)
+{
+    unsigned depth = empi_shm_deep_depth(m, used);
+    *base = depth ? (uint32_t)empi_shm_deep_offset(m, e, depth) : 0;
+    if (depth)
+        return empi_shm_deep_free(m, e, used);
+    return empi_shm_all_done(m, e, used ? m->slot : EMPI_SHM_MEDIUM);
 }
 
 /* Where the data of a block described in `owner`'s line lives; NULL when it is not in the segment. */
@@ -88,18 +99,23 @@ static void read_block(struct empi_coll_shm *m, uint64_t e, int owner, int write
     free(bounce);
 }
 
+static void receive(empi_shm_vplan_t *pl, int writer, void *buf, MPI_Count count, empi_datatype_t *dt)
+{
+    empi_comm_t *c = pl->a->comm;
+    int rc = empi_irecv(buf, count, dt, writer, *pl->tag, c, EMPI_COLL_CONTEXT(c), &pl->reqs[pl->nreqs]);
+    if (rc == MPI_SUCCESS)
+        pl->nreqs++;
+    else
+        note(pl, rc);
+}
+
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
                      MPI_Count count, empi_datatype_t *dt)
 {
     empi_shm_vdesc_t d;
     memcpy(&d, empi_shm_line(m, owner, e)->data, sizeof d);
-    if (d.way == EMPI_SHM_V_MESSAGE) {
-        empi_comm_t *c = pl->a->comm;
-        int rc = empi_irecv(buf, count, dt, writer, *pl->tag, c, EMPI_COLL_CONTEXT(c), &pl->reqs[pl->nreqs]);
-        if (rc == MPI_SUCCESS)
-            pl->nreqs++;
-        else
-            note(pl, rc);
+    if (empi_shm_v_by_message(&d)) {
+        receive(pl, writer, buf, count, dt);
         return;
     }
     if (d.way == EMPI_SHM_V_CMA) {
@@ -112,6 +128,22 @@ void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer,
     if ((MPI_Count)d.bytes > count * dt->size)
         note(pl, MPI_ERR_TRUNCATE);
     empi_coll_copy(src, (MPI_Count)d.bytes, empi_byte_type, buf, count, dt);
+}
+
+int empi_shm_v_take_ready(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl,
+                          void *buf, MPI_Count count, empi_datatype_t *dt)
+{
+    if (empi_shm_posted(m, writer, e, 2 * e + 1)) {
+        empi_shm_v_take(m, e, owner, writer, pl, buf, count, dt);
+        pl->described++;
+        return 1;
+    }
+    /* Whatever way the writer chose, it sends at most one message for this block: taking it
+       before the descriptor is read cannot receive a block twice. */
+    if (!empi_message_arrived(writer, *pl->tag, EMPI_COLL_CONTEXT(pl->a->comm)))
+        return 0;
+    receive(pl, writer, buf, count, dt);
+    return 1;
 }
 
 int empi_shm_v_finish(empi_shm_vplan_t *pl)

@@ -4,19 +4,28 @@
  * decides how it travels and says so in a descriptor at the start of the flag line data of the
  * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written by
  * the root): inline after the descriptor, in that rank's medium buffer, in the writer's slot (up to
- * 16 KiB, one after another while they fit; 8 KiB where single copy works), read straight from
- * the holder's buffer (single copy, CMA: contiguous blocks beyond that up to 256 KiB, the address
- * after the descriptor; the holder waits for the reader), or as a point-to-point message. The other end follows
- * the descriptor rather than its own count, so counts that disagree still meet: a shorter block is
- * received (a root's receive counts are often upper bounds), a longer one gives MPI_ERR_TRUNCATE,
- * and nobody waits for something that is not coming.
+ * 32 KiB, one after another while they fit; in a deep position, coll_shm.h, when they fit one),
+ * read straight from the holder's buffer (single copy, CMA: contiguous blocks beyond that up to
+ * 256 KiB, the address after the descriptor; the holder waits for the reader), or as a
+ * point-to-point message (when ranks outnumber cores, a small block with no descriptor). The other
+ * end follows the descriptor rather than its own count, so counts that disagree still meet: a
+ * shorter block is received (a root's receive counts are often upper bounds), a longer one gives
+ * MPI_ERR_TRUNCATE, and nobody waits for something that is not coming.
  */
 #ifndef EMPI_COLL_SHM_V_H
 #define EMPI_COLL_SHM_V_H
 
 #include "coll/shm/coll_shm.h"
 
-enum { EMPI_SHM_V_NONE, EMPI_SHM_V_INLINE, EMPI_SHM_V_MEDIUM, EMPI_SHM_V_SLOT, EMPI_SHM_V_MESSAGE, EMPI_SHM_V_CMA };
+enum {
+    EMPI_SHM_V_NONE,
+    EMPI_SHM_V_INLINE,
+    EMPI_SHM_V_MEDIUM,
+    EMPI_SHM_V_SLOT,
+    EMPI_SHM_V_MESSAGE,
+    EMPI_SHM_V_CMA,
+    EMPI_SHM_V_TINY   /* a message that needs no descriptor (empi_shm_v_take_ready) */
+};
 
 typedef struct {
     uint64_t bytes;
@@ -25,22 +34,38 @@ typedef struct {
 } empi_shm_vdesc_t;
 
 #define EMPI_SHM_V_INLINE_MAX (EMPI_SHM_INLINE - sizeof(empi_shm_vdesc_t))
+/* When ranks outnumber cores, blocks up to here go as messages that their writer sends without
+   waiting for a free line: a gatherv's senders then run as far ahead as the transport's queues
+   let them instead of 64 calls (4 ranks on 2 cores, 4-128 B: 0.23-0.30 us against 0.43-0.53
+   inline; scatterv 0.37-0.46 against 0.52-0.63). With a core each the line is faster (2 ranks,
+   4-32 B: 0.17 against 0.22 us). The reader takes the message when it arrives before any
+   descriptor; a writer that posts for other blocks describes it as a message. */
+#define EMPI_SHM_V_TINY_MAX 128
 /* Larger blocks go as messages even where the slot has room: a message's copy is pipelined (or
    single, CMA), the slot's two copies follow each other (2 ranks: 64 KiB 11 against 8.3 us); up
    to here a message would be eager and, its receive posted only once the descriptor is read,
-   copied once more out of the unexpected queue. */
-#define EMPI_SHM_V_SLOT_MAX (16 * 1024)
+   copied once more out of the unexpected queue. Up to here the slot also beats a single-copy read,
+   whose holder waits for its reader, while a deep position lets the writer run calls ahead
+   (gatherv 16-32 KiB: 4 ranks on 2 cores 0.53-0.72 of the read, 2 ranks 0.79-0.83). */
+#define EMPI_SHM_V_SLOT_MAX (32 * 1024)
 /* Where pairs read each other's memory, contiguous blocks in this range are read from their
    holder; larger ones go as messages, whose copy both processes share (2 ranks, 1 MiB: a
    single-copy read 1.5-1.9 times slower). */
-#define EMPI_SHM_V_CMA_MIN (8 * 1024 + 1)
+#define EMPI_SHM_V_CMA_MIN (32 * 1024 + 1)
 #define EMPI_SHM_V_CMA_MAX (256 * 1024)
+
+static inline int empi_shm_v_by_message(const empi_shm_vdesc_t *d)
+{
+    return d->way == EMPI_SHM_V_MESSAGE || d->way == EMPI_SHM_V_TINY;
+}
 
 /* One call's state, in schedule memory or on the blocking caller's stack. */
 typedef struct {
     const empi_coll_args_t *a;
     const int *tag;           /* the call's tag, for the messages (a persistent call's changes at each start) */
     int err;                  /* first error class of this end (truncation) */
+    int next;                 /* gatherv root: the next block to take (in rank order) */
+    int described;            /* blocks taken by descriptor so far */
     int nreqs;
     empi_request_t **reqs;    /* the messages this end receives; room for one per rank */
 } empi_shm_vplan_t;
@@ -48,6 +73,11 @@ typedef struct {
 /* How a block of `bytes` travels (`contig`: its holder's data is one run of bytes); *used is the
    writer's slot so far (advanced for a slot block). */
 empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used);
+
+/* Whether the writer may put piece e, whose blocks take `used` bytes of its slot (placed from 0 by
+   empi_shm_v_choose); *base is where they go in slot e & 1: a deep position when they fit one, so
+   that a gatherv sender or a scatterv root runs as far ahead as in gather and scatter. */
+int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, uint32_t *base);
 
 /* The writer's side for piece e: pack (buf, count, dt) where d says (nothing for a message or an
    empty block) and put d in rank `owner`'s line; the slot is the writer's own (m->me). */
@@ -59,6 +89,11 @@ void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_s
    block read from `writer`'s memory. */
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
                      MPI_Count count, empi_datatype_t *dt);
+
+/* empi_shm_v_take once `writer` has posted piece e, or a receive of its message (a tiny block,
+   sent with no descriptor) once that has arrived: 1 when the block is taken, 0 while neither. */
+int empi_shm_v_take_ready(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl,
+                          void *buf, MPI_Count count, empi_datatype_t *dt);
 
 /* The call's one epoch (count 0 is one piece) run by `step` over pl. */
 empi_shm_op_t empi_shm_v_op(struct empi_coll_shm *m, empi_shm_vplan_t *pl, int (*step)(empi_shm_op_t *));
