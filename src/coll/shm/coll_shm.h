@@ -189,6 +189,8 @@ static inline unsigned empi_shm_deep_depth(const struct empi_coll_shm *m, size_t
     size_t depth = EMPI_SHM_DEEP_BYTES / pos;
     if (depth > 2 * (m->slot / pos))
         depth = 2 * (m->slot / pos);
+    if (depth > EMPI_SHM_LINES)
+        depth = EMPI_SHM_LINES;   /* piece e's flag goes in post line e % EMPI_SHM_LINES */
     return depth >= EMPI_SHM_DEEP_MIN ? (unsigned)depth : 0;
 }
 
