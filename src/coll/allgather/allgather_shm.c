@@ -29,12 +29,17 @@ static int step(empi_shm_op_t *o)
         size_t mine = piece_len(o, m->me), have = b->sbytes > o->off0 ? b->sbytes - o->off0 : 0;
         empi_copy(empi_shm_data(m, o->e, m->me, len), o->sbuf + o->off0, mine < have ? mine : have);
         empi_shm_post(m, o->e, 2 * o->e + 1);
+        /* our own block while the others post theirs (2 ranks, 2-8 KiB: 0.81-0.85 of copying it
+           with theirs) */
+        empi_shm_copy_out(o->rbuf + empi_ag_off(o, m->me) + o->off0, empi_shm_data(m, o->e, m->me, len),
+                          piece_len(o, m->me), b->total);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     for (int i = 0; i < p; i++)
-        empi_shm_copy_out(o->rbuf + empi_ag_off(o, i) + o->off0, empi_shm_data(m, o->e, i, len), piece_len(o, i),
+        if (i != m->me)
+            empi_shm_copy_out(o->rbuf + empi_ag_off(o, i) + o->off0, empi_shm_data(m, o->e, i, len), piece_len(o, i),
                           b->total);
     empi_shm_set_done(m, o->e, 1);
     return 1;

@@ -16,8 +16,15 @@ static int step(empi_shm_op_t *o)
     struct empi_coll_shm *m = o->m;
     const empi_ag_blocks_t *b = o->plan;
     uint64_t e = o->e;
+    int fresh = o->phase == 0;
     if (!empi_shm_cma_publish(o))
         return 0;
+    if (fresh) {   /* our own block while the others publish theirs (2 ranks, 8-128 KiB: 0.84-0.93) */
+        char *own = o->rbuf + empi_ag_off(o, m->me);
+        size_t n = empi_ag_len(o, m->me);
+        if (own != o->sbuf)
+            empi_copy(own, o->sbuf, b->sbytes < n ? b->sbytes : n);
+    }
     if (o->phase == 1) {
         if (!empi_shm_all_posted(m, e, 2 * e + 1))
             return 0;
@@ -30,10 +37,6 @@ static int step(empi_shm_op_t *o)
             if (rc != MPI_SUCCESS && o->err == MPI_SUCCESS)
                 o->err = rc;
         }
-        char *own = o->rbuf + empi_ag_off(o, m->me);
-        size_t n = empi_ag_len(o, m->me);
-        if (own != o->sbuf)
-            empi_copy(own, o->sbuf, b->sbytes < n ? b->sbytes : n);
         empi_shm_set_done(m, e, 0);
         o->phase = 2;
     }
