@@ -5,9 +5,9 @@
  * sizes changing between bursts and within them, the five collectives in turn (the v-forms with
  * blocks of two sizes), the root moving, other shared-memory collectives between bursts (a large
  * reduce writes into other ranks' slots, allgather and bcast write their own), 120 igathers
- * posted before any wait, and a persistent gather restarted with new data. Run with the shm
- * algorithms forced (CMakeLists), so a writer that overwrote a block not read yet shows as a
- * wrong byte.
+ * posted before any wait, as many small igathervs and iscattervs, and a persistent gather
+ * restarted with new data. Run with the shm algorithms forced (CMakeLists), so a writer that
+ * overwrote a block not read yet shows as a wrong byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +193,46 @@ static void outstanding(int *call)
     *call += OUTSTANDING;
 }
 
+/* Igathervs and iscattervs of small blocks in turn, all posted before any wait: when ranks
+   outnumber cores their blocks go as messages with no descriptor, many calls' messages at once. */
+static void outstanding_v(int *call)
+{
+    int p = empi_size(), me = empi_rank(), root = 0;
+    int counts[64], displs[64];
+    char *one[OUTSTANDING], *all[OUTSTANDING];
+    MPI_Request rq[OUTSTANDING];
+    for (int i = 0; i < OUTSTANDING; i++) {
+        int nb = i % 3 == 2 ? 3000 : 8 + i % 100;   /* a mid-size call now and then takes a descriptor */
+        v_layout(nb, counts, displs);
+        one[i] = malloc((size_t)nb);
+        all[i] = malloc((size_t)nb * (size_t)p);
+        CHECK(one[i] && all[i], "out of memory");
+        if (i % 2 == 0) {
+            empi_fill(one[i], (size_t)counts[me], seed_of(me, *call + i));
+            CHECK_MPI(MPI_Igatherv(one[i], counts[me], MPI_BYTE, all[i], counts, displs, MPI_BYTE, root,
+                                   MPI_COMM_WORLD, &rq[i]));
+        } else {
+            if (me == root)
+                for (int r = 0; r < p; r++)
+                    empi_fill(all[i] + displs[r], (size_t)counts[r], seed_of(r, *call + i));
+            CHECK_MPI(MPI_Iscatterv(all[i], counts, displs, MPI_BYTE, one[i], counts[me], MPI_BYTE, root,
+                                    MPI_COMM_WORLD, &rq[i]));
+        }
+    }
+    CHECK_MPI(MPI_Waitall(OUTSTANDING, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < OUTSTANDING; i++) {
+        v_layout(i % 3 == 2 ? 3000 : 8 + i % 100, counts, displs);
+        if (i % 2 == 1)
+            CHECK_PATTERN(one[i], (size_t)counts[me], seed_of(me, *call + i));
+        else if (me == root)
+            for (int r = 0; r < p; r++)
+                CHECK_PATTERN(all[i] + displs[r], (size_t)counts[r], seed_of(r, *call + i));
+        free(one[i]);
+        free(all[i]);
+    }
+    *call += OUTSTANDING;
+}
+
 static void persistent(int *call)
 {
     int p = empi_size(), me = empi_rank(), root = p / 2, nb = 16384;
@@ -219,6 +259,7 @@ int main(int argc, char **argv)
     bursts(&call);
     small_bursts(&call);
     outstanding(&call);
+    outstanding_v(&call);
     persistent(&call);
     bursts(&call);
     TEST_PASS();
