@@ -44,7 +44,7 @@ const char empi_tune_default_text[] =
     "gather                2-16   2-       16k-     1     shm_cma   # writers copy into the root's buffer in parallel: 2 ranks 0.42-0.67 of shm (run Z)\n"
     "gather                3-16   2-       64k-     2-    shm_cma   # oversubscribed: 4 ranks 0.41-0.74 of shm, 8 ranks 0.56-0.92 (run Z); 32 KiB deep in shm\n"
     "gather                2-64   2-       0-32k    1     shm\n"
-    "gather                2-64   2-       256-32k  2-    shm       # oversubscribed: senders run up to 64 calls ahead; binomial's eager sends further below\n"
+    "gather                2-64   2-       256-32k  2-    shm       # oversubscribed: senders run up to 256 calls ahead; binomial's eager sends further below\n"
     "gather                *      *        0-4k     binomial\n"
     "gather                *      *        *        linear\n"
     "gatherv               2-64   2-       *        shm       # 4 ranks on 2 cores: 0.16-0.87 of linear to 256 KiB (run AB)\n"

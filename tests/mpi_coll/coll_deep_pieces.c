@@ -1,7 +1,7 @@
 /*
  * Gather's and gatherv's senders, and the root of scatter, scatterv and bcast, run many calls
  * ahead of their readers with mid-size blocks ("deep" pieces, 2-32 KiB here) and with small ones
- * in the post lines and medium buffers (up to 64 calls ahead): bursts of calls to one root with
+ * in the post lines and medium buffers (up to 256 calls ahead): bursts of calls to one root with
  * sizes changing between bursts and within them, the five collectives in turn (the v-forms with
  * blocks of two sizes), the root moving, other shared-memory collectives between bursts (a large
  * reduce writes into other ranks' slots, allgather and bcast write their own), 120 igathers

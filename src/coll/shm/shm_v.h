@@ -36,10 +36,11 @@ typedef struct {
 #define EMPI_SHM_V_INLINE_MAX (EMPI_SHM_INLINE - sizeof(empi_shm_vdesc_t))
 /* When ranks outnumber cores, blocks up to here go as messages that their writer sends without
    waiting for a free line: a gatherv's senders then run as far ahead as the transport's queues
-   let them instead of 64 calls (4 ranks on 2 cores, 4-128 B: 0.23-0.30 us against 0.43-0.53
-   inline; scatterv 0.37-0.46 against 0.52-0.63). With a core each the line is faster (2 ranks,
-   4-32 B: 0.17 against 0.22 us). The reader takes the message when it arrives before any
-   descriptor; a writer that posts for other blocks describes it as a message. */
+   let them instead of EMPI_SHM_LINES calls (4 ranks on 2 cores, 4-128 B: 0.23-0.28 us against
+   0.34-0.43 inline; 8 ranks: gatherv 0.26-0.34 against 0.97-1.73, scatterv 0.43-0.53 against
+   1.05-1.32). With a core each the line is faster (2 ranks, 4-32 B: 0.17 against 0.22 us). The
+   reader takes the message when it arrives before any descriptor; a writer that posts for other
+   blocks describes it as a message. */
 #define EMPI_SHM_V_TINY_MAX 128
 /* Larger blocks go as messages even where the slot has room: a message's copy is pipelined (or
    single, CMA), the slot's two copies follow each other (2 ranks: 64 KiB 11 against 8.3 us); up
