@@ -37,6 +37,14 @@ static int next_block(const struct empi_coll_shm *m, const empi_coll_args_t *a, 
     return 1;
 }
 
+/* Whose line holds reader r's descriptor: the reader's own, or with one reader the root's, so
+   that the root writes one line per call, its flag and the block together (2 ranks, 4-128 B:
+   0.88-0.93 of the reader's line). */
+static int owner_of(const struct empi_coll_shm *m, int root, int r)
+{
+    return m->p == 2 ? root : r;
+}
+
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
@@ -57,7 +65,7 @@ static int step(empi_shm_op_t *o)
             while (described && next_block(m, a, &w, &d)) {
                 if (d.way == EMPI_SHM_V_SLOT)
                     d.offset += base;
-                empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
+                empi_shm_v_put(m, e, owner_of(m, a->root, w.i), &d, block(a, w.i), a->scounts[w.i], a->sdt);
                 read_here |= d.way == EMPI_SHM_V_CMA;
             }
             if (described)   /* else every block is a message on its way: nothing to post */
@@ -72,7 +80,7 @@ static int step(empi_shm_op_t *o)
     if (o->phase == 0) {
         pl->err = MPI_SUCCESS;
         pl->nreqs = 0;
-        if (!empi_shm_v_take_ready(m, e, m->me, a->root, pl, a->rbuf, a->rcount, a->rdt))
+        if (!empi_shm_v_take_ready(m, e, owner_of(m, a->root, m->me), a->root, pl, a->rbuf, a->rcount, a->rdt))
             return 0;
         empi_shm_set_done(m, e, 0);
         o->phase = 1;
