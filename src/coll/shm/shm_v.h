@@ -3,14 +3,14 @@
  * per call, since only the root knows every block's size. The end that holds a block's data
  * decides how it travels and says so in a descriptor at the start of the flag line data of the
  * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written by
- * the root): inline after the descriptor, in that rank's medium buffer, in the writer's slot (up to
- * 32 KiB, one after another while they fit; in a deep position, coll_shm.h, when they fit one),
- * read straight from the holder's buffer (single copy, CMA: contiguous blocks beyond that up to
- * 256 KiB, the address after the descriptor; the holder waits for the reader), or as a
- * point-to-point message (when ranks outnumber cores, a small block with no descriptor). The other
- * end follows the descriptor rather than its own count, so counts that disagree still meet: a
- * shorter block is received (a root's receive counts are often upper bounds), a longer one gives
- * MPI_ERR_TRUNCATE, and nobody waits for something that is not coming.
+ * the root, or the root's own when it has one reader): inline after the descriptor, in that rank's
+ * medium buffer, in the writer's slot (up to 32 KiB, one after another while they fit; in a deep
+ * position, coll_shm.h, when they fit one), read straight from the holder's buffer (single copy,
+ * CMA: contiguous blocks beyond that up to 256 KiB, the address after the descriptor; the holder
+ * waits for the reader), or as a point-to-point message (when ranks outnumber cores, a small block
+ * with no descriptor). The other end follows the descriptor rather than its own count, so counts
+ * that disagree still meet: a shorter block is received (a root's receive counts are often upper
+ * bounds), a longer one gives MPI_ERR_TRUNCATE, and nobody waits for something that is not coming.
  */
 #ifndef EMPI_COLL_SHM_V_H
 #define EMPI_COLL_SHM_V_H
