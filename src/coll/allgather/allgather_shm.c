@@ -39,8 +39,8 @@ static int step(empi_shm_op_t *o)
         return 0;
     for (int i = 0; i < p; i++)
         if (i != m->me)
-            empi_shm_copy_out(o->rbuf + empi_ag_off(o, i) + o->off0, empi_shm_data(m, o->e, i, len), piece_len(o, i),
-                          b->total);
+            empi_shm_copy_out(o->rbuf + empi_ag_off(o, i) + o->off0, empi_shm_data(m, o->e, i, len),
+                              piece_len(o, i), b->total);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }
