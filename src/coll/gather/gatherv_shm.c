@@ -37,7 +37,7 @@ static int step(empi_shm_op_t *o)
                 empi_shm_set_done(m, e, 0);   /* its message is all the root needs */
                 return 1;
             }
-            if (!empi_shm_v_free(m, e, used, &base))
+            if (!empi_shm_v_free(m, e, used, d.way == EMPI_SHM_V_MEDIUM, &base))
                 return 0;
             d.offset += base;
             empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);

@@ -55,11 +55,13 @@ static int step(empi_shm_op_t *o)
     if (m->me == a->root) {
         if (o->phase == 0) {
             walk_t w = {0, -1};
-            int described = 0, read_here = 0;
-            while (next_block(m, a, &w, &d))
+            int described = 0, medium = 0, read_here = 0;
+            while (next_block(m, a, &w, &d)) {
                 described |= d.way != EMPI_SHM_V_TINY;
+                medium |= d.way == EMPI_SHM_V_MEDIUM;
+            }
             uint32_t base;
-            if (described && !empi_shm_v_free(m, e, w.used, &base))
+            if (described && !empi_shm_v_free(m, e, w.used, medium, &base))
                 return 0;
             w = (walk_t){0, -1};
             while (described && next_block(m, a, &w, &d)) {

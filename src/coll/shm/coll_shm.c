@@ -7,9 +7,7 @@
  *   per rank: EMPI_SHM_LINES "post" lines, each {seq, 56 inline data bytes}, and a "done" line
  *             {seq};
  *   per parity and rank: a data slot of m->slot bytes (slot_size());
- *   per rank: m->medium_lines medium buffers of EMPI_SHM_MEDIUM bytes (16-256, from p).
- * The post lines and medium buffers are mapped at set-up (at most 6 MiB at 128 ranks), the slots
- * on first use.
+ *   per rank: m->medium_lines medium buffers of EMPI_SHM_MEDIUM bytes (16-64, from p).
  *
  * Every shared-memory operation takes one epoch e per piece of at most a slot (all ranks count
  * epochs identically: collectives are called in the same order). Piece e uses post line
@@ -115,20 +113,6 @@ int empi_shm_slice_buf(struct empi_coll_shm *m, uint64_t e, size_t len, char **b
     return 1;
 }
 
-/* Map [from, to) of the segment now (whole pages), not page by page on first use. */
-static void map_now(char *base, char *from, char *to)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    from = base + ((size_t)(from - base) & ~(page - 1));
-#ifdef MADV_POPULATE_WRITE
-    if (madvise(from, (size_t)(to - from), MADV_POPULATE_WRITE) == 0)
-        return;
-#endif
-    /* an older kernel: a read maps a shared page as well (the others may be writing it already) */
-    for (volatile char *at = from; at < to; at += page)
-        (void)*at;
-}
-
 size_t empi_coll_shm_slot_wanted(int p)
 {
     size_t want = empi_tunables.coll_shm_buffer / (2 * (size_t)p), slot = EMPI_SHM_SLOT_MIN;
@@ -139,7 +123,7 @@ size_t empi_coll_shm_slot_wanted(int p)
 
 unsigned empi_coll_shm_medium_lines(int p)
 {
-    unsigned n = EMPI_SHM_LINES;
+    unsigned n = EMPI_SHM_MEDIUM_LINES_MAX;
     while (n > EMPI_SHM_MEDIUM_LINES_MIN && (size_t)p * n * EMPI_SHM_MEDIUM > EMPI_SHM_MEDIUM_BUDGET)
         n /= 2;
     return n;
@@ -219,11 +203,6 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->slots = (char *)base + (size_t)p * sizeof(shm_rank_t);
     m->medium = m->slots + slots;
     m->medium_lines = mlines;
-    /* The post lines and medium buffers are used in turn, a new one per call: without this a
-       benchmark's first calls of each size pay a page fault per page (2 ranks, 64 B pieces through
-       256 medium buffers: 0.43-0.62 us against 0.18-0.30). The slots are left to first use. */
-    map_now(base, base, m->slots);
-    map_now(base, m->medium, (char *)base + len);
     m->epoch = 1;
     m->synced = 0;
     m->world = comm->world_ranks;

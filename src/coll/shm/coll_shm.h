@@ -26,15 +26,18 @@ unsigned empi_coll_shm_medium_lines(int p);
 /* Post lines per rank: how many small pieces a writer may run ahead of the slowest reader. Deep,
    so that when ranks outnumber cores a root broadcasts many small messages per time slice
    instead of waiting for a descheduled reader every other one (4 ranks on 2 cores, bcast 4 B-2 KiB:
-   64 lines 0.5-0.6 of 16; 256 lines 0.75-0.9 of 64, and at 2 ranks gatherv, scatter and reduce
-   4 B-2 KiB 0.7-0.9 of 64; a small allreduce, which runs no rank ahead, 1.1 of 64 at 4 ranks
-   on 2 cores). Pieces up to EMPI_SHM_MEDIUM bytes that do not fit inline take one of
-   m->medium_lines buffers per rank: as many as lines while all ranks' buffers fit in
-   EMPI_SHM_MEDIUM_BUDGET, then fewer, down to 16 (4 MiB at 128 ranks). The big data slots stay two
-   deep; mid-size pieces of some algorithms go deep in them. */
+   64 lines 0.5-0.6 of 16; 256 lines 0.62-0.7 of 64 for bcast of 4-32 B, a small allreduce
+   1.0-1.05). Pieces up to EMPI_SHM_MEDIUM bytes that do not fit inline take one of
+   m->medium_lines buffers per rank: 64 while all ranks' buffers fit in EMPI_SHM_MEDIUM_BUDGET,
+   then fewer, down to 16 (4 MiB at 128 ranks). Not 256: a benchmark's 100 warm-up calls would no
+   longer touch every buffer's page, and the first pass through them paid a page fault each (2
+   ranks, 64 B: 0.43-0.62 us against 0.18-0.30), while mapping them all at set-up made a
+   communicator 10 ms slower to create. The big data slots stay two deep; mid-size pieces of
+   some algorithms go deep in them. */
 #define EMPI_SHM_LINES 256
 #define EMPI_SHM_MEDIUM 2048
 #define EMPI_SHM_MEDIUM_BUDGET (2 * 1024 * 1024)
+#define EMPI_SHM_MEDIUM_LINES_MAX 64
 #define EMPI_SHM_MEDIUM_LINES_MIN 16
 
 typedef struct {

@@ -26,13 +26,13 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
     return d;
 }
 
-int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, uint32_t *base)
+int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, int medium, uint32_t *base)
 {
     unsigned depth = empi_shm_deep_depth(m, used);
     *base = depth ? (uint32_t)empi_shm_deep_offset(m, e, depth) : 0;
     if (depth)
-        return empi_shm_deep_free(m, e, used);
-    return empi_shm_all_done(m, e, used ? m->slot : EMPI_SHM_MEDIUM);
+        return empi_shm_deep_free(m, e, used) && (!medium || empi_shm_all_done(m, e, EMPI_SHM_MEDIUM));
+    return empi_shm_all_done(m, e, used ? m->slot : medium ? EMPI_SHM_MEDIUM : 0);
 }
 
 /* Where the data of a block described in `owner`'s line lives; NULL when it is not in the segment. */

@@ -76,9 +76,10 @@ typedef struct {
 empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used);
 
 /* Whether the writer may put piece e, whose blocks take `used` bytes of its slot (placed from 0 by
-   empi_shm_v_choose); *base is where they go in slot e & 1: a deep position when they fit one, so
-   that a gatherv sender or a scatterv root runs as far ahead as in gather and scatter. */
-int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, uint32_t *base);
+   empi_shm_v_choose) and, when `medium`, a medium buffer; *base is where the slot's blocks go in
+   slot e & 1: a deep position when they fit one, so that a gatherv sender or a scatterv root runs
+   as far ahead as in gather and scatter. Blocks in the lines alone run EMPI_SHM_LINES ahead. */
+int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, int medium, uint32_t *base);
 
 /* The writer's side for piece e: pack (buf, count, dt) where d says (nothing for a message or an
    empty block) and put d in rank `owner`'s line; the slot is the writer's own (m->me). */
