@@ -22,6 +22,14 @@ static empi_shm_vdesc_t my_block(const struct empi_coll_shm *m, const empi_coll_
     return empi_shm_v_choose(m, a->scount * a->sdt->size, a->sdt->is_contig, used);
 }
 
+/* This non-root rank's block goes as a point-to-point message. */
+static int sends_message(const struct empi_coll_shm *m, const empi_coll_args_t *a)
+{
+    size_t used;
+    empi_shm_vdesc_t d = my_block(m, a, &used);
+    return empi_shm_v_by_message(&d);
+}
+
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
@@ -86,9 +94,7 @@ EMPI_ALG(empi_gatherv_shm)
     *kept = *a;   /* the counts and displacements are the schedule's already */
     *pl = (empi_shm_vplan_t){.a = kept, .tag = &s->tag, .reqs = reqs};
     if (s->comm->rank != root) {
-        size_t used;
-        empi_shm_vdesc_t d = my_block(m, a, &used);
-        if (empi_shm_v_by_message(&d))
+        if (sends_message(m, a))
             EMPI_TRY(empi_sched_send(s, a->sbuf, a->scount, a->sdt, root));
     } else if (!a->in_place) {
         EMPI_TRY(empi_sched_copy(s, a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[root], a->rdt));
@@ -112,9 +118,7 @@ int empi_gatherv_shm_fast(const empi_coll_args_t *a, int *rc)
     if (root && !a->in_place)
         empi_coll_copy(a->sbuf, a->scount, a->sdt, own_slot(a), a->rcounts[a->root], a->rdt);
     *rc = empi_shm_run_direct(&o);
-    size_t used;
-    empi_shm_vdesc_t d = my_block(m, a, &used);
-    if (!root && empi_shm_v_by_message(&d)) {
+    if (!root && sends_message(m, a)) {
         int sent = empi_send(a->sbuf, a->scount, a->sdt, a->root, a->tag, c, EMPI_COLL_CONTEXT(c));
         if (*rc == MPI_SUCCESS)
             *rc = sent;
