@@ -56,7 +56,7 @@ static a2av_entry_t *entries(struct empi_coll_shm *m, int r, uint64_t e)
 
 static size_t piece_bytes(const struct empi_coll_shm *m)
 {
-    return m->slot_share & ~(size_t)63;
+    return (m->slot / (size_t)m->p) & ~(size_t)63;
 }
 
 /* Post every block's way; sets pl->exposed. */

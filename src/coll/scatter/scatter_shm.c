@@ -47,7 +47,7 @@ static int step(empi_shm_op_t *o)
 static empi_shm_op_t op_for(struct empi_coll_shm *m, const empi_coll_args_t *a, size_t nb)
 {
     return (empi_shm_op_t){.step = step, .m = m, .root = a->root, .count = (MPI_Count)nb, .esize = 1, .nb = nb,
-                           .piece = (MPI_Count)m->slot_share};
+                           .piece = (MPI_Count)(m->slot / (size_t)m->p)};
 }
 
 static int fits(const empi_comm_t *comm)

@@ -197,7 +197,6 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->len = len;
     m->p = p;
     m->slot = slot;
-    m->slot_share = slot / (size_t)p;
     m->me = comm->rank;
     m->ctl = base;
     m->slots = (char *)base + (size_t)p * sizeof(shm_rank_t);

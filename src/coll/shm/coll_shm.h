@@ -61,7 +61,6 @@ struct empi_coll_shm {
     int p, me;
     shm_rank_t *ctl;
     size_t slot;          /* bytes of one data slot (the same on every rank) */
-    size_t slot_share;    /* slot / p: one rank's part of a slot (no division per call) */
     char *slots;          /* [2][p][slot] */
     char *medium;         /* [p][medium_lines][EMPI_SHM_MEDIUM] */
     unsigned medium_lines;   /* a power of two dividing EMPI_SHM_LINES (empi_coll_shm_medium_lines) */
