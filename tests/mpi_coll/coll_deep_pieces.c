@@ -101,6 +101,20 @@ static void v_layout(int nb, int *counts, int *displs)
     }
 }
 
+/* Every rank's block of a v-call in `all` (a scatterv root's send buffer, a gatherv root's
+   receive buffer): filled, or checked. */
+static void fill_blocks(char *all, const int *counts, const int *displs, int call)
+{
+    for (int r = 0; r < empi_size(); r++)
+        empi_fill(all + displs[r], (size_t)counts[r], seed_of(r, call));
+}
+
+static void check_blocks(const char *all, const int *counts, const int *displs, int call)
+{
+    for (int r = 0; r < empi_size(); r++)
+        CHECK_PATTERN(all + displs[r], (size_t)counts[r], seed_of(r, call));
+}
+
 static void gatherv(char *sbuf, char *rbuf, int nb, int root, int call)
 {
     int counts[64], displs[64], me = empi_rank();
@@ -108,8 +122,7 @@ static void gatherv(char *sbuf, char *rbuf, int nb, int root, int call)
     empi_fill(sbuf, (size_t)counts[me], seed_of(me, call));
     CHECK_MPI(MPI_Gatherv(sbuf, counts[me], MPI_BYTE, rbuf, counts, displs, MPI_BYTE, root, MPI_COMM_WORLD));
     if (me == root)
-        for (int r = 0; r < empi_size(); r++)
-            CHECK_PATTERN(rbuf + displs[r], (size_t)counts[r], seed_of(r, call));
+        check_blocks(rbuf, counts, displs, call);
 }
 
 static void scatterv(char *sbuf, char *rbuf, int nb, int root, int call)
@@ -117,8 +130,7 @@ static void scatterv(char *sbuf, char *rbuf, int nb, int root, int call)
     int counts[64], displs[64], me = empi_rank();
     v_layout(nb, counts, displs);
     if (me == root)
-        for (int r = 0; r < empi_size(); r++)
-            empi_fill(sbuf + displs[r], (size_t)counts[r], seed_of(r, call));
+        fill_blocks(sbuf, counts, displs, call);
     CHECK_MPI(MPI_Scatterv(sbuf, counts, displs, MPI_BYTE, rbuf, counts[me], MPI_BYTE, root, MPI_COMM_WORLD));
     CHECK_PATTERN(rbuf, (size_t)counts[me], seed_of(me, call));
 }
@@ -194,42 +206,43 @@ static void outstanding(int *call)
 }
 
 /* Igathervs and iscattervs of small blocks in turn, all posted before any wait: when ranks
-   outnumber cores their blocks go as messages with no descriptor, many calls' messages at once. */
+   outnumber cores their blocks go as messages with no descriptor, many calls' messages at once.
+   Each call keeps its own counts and displacements until it completes, as the standard asks. */
 static void outstanding_v(int *call)
 {
     int p = empi_size(), me = empi_rank(), root = 0;
-    int counts[64], displs[64];
+    int (*counts)[64] = malloc(OUTSTANDING * sizeof *counts), (*displs)[64] = malloc(OUTSTANDING * sizeof *displs);
     char *one[OUTSTANDING], *all[OUTSTANDING];
     MPI_Request rq[OUTSTANDING];
+    CHECK(counts && displs, "out of memory");
     for (int i = 0; i < OUTSTANDING; i++) {
         int nb = i % 3 == 2 ? 3000 : 8 + i % 100;   /* a mid-size call now and then takes a descriptor */
-        v_layout(nb, counts, displs);
+        v_layout(nb, counts[i], displs[i]);
         one[i] = malloc((size_t)nb);
         all[i] = malloc((size_t)nb * (size_t)p);
         CHECK(one[i] && all[i], "out of memory");
         if (i % 2 == 0) {
-            empi_fill(one[i], (size_t)counts[me], seed_of(me, *call + i));
-            CHECK_MPI(MPI_Igatherv(one[i], counts[me], MPI_BYTE, all[i], counts, displs, MPI_BYTE, root,
+            empi_fill(one[i], (size_t)counts[i][me], seed_of(me, *call + i));
+            CHECK_MPI(MPI_Igatherv(one[i], counts[i][me], MPI_BYTE, all[i], counts[i], displs[i], MPI_BYTE, root,
                                    MPI_COMM_WORLD, &rq[i]));
         } else {
             if (me == root)
-                for (int r = 0; r < p; r++)
-                    empi_fill(all[i] + displs[r], (size_t)counts[r], seed_of(r, *call + i));
-            CHECK_MPI(MPI_Iscatterv(all[i], counts, displs, MPI_BYTE, one[i], counts[me], MPI_BYTE, root,
+                fill_blocks(all[i], counts[i], displs[i], *call + i);
+            CHECK_MPI(MPI_Iscatterv(all[i], counts[i], displs[i], MPI_BYTE, one[i], counts[i][me], MPI_BYTE, root,
                                     MPI_COMM_WORLD, &rq[i]));
         }
     }
     CHECK_MPI(MPI_Waitall(OUTSTANDING, rq, MPI_STATUSES_IGNORE));
     for (int i = 0; i < OUTSTANDING; i++) {
-        v_layout(i % 3 == 2 ? 3000 : 8 + i % 100, counts, displs);
         if (i % 2 == 1)
-            CHECK_PATTERN(one[i], (size_t)counts[me], seed_of(me, *call + i));
+            CHECK_PATTERN(one[i], (size_t)counts[i][me], seed_of(me, *call + i));
         else if (me == root)
-            for (int r = 0; r < p; r++)
-                CHECK_PATTERN(all[i] + displs[r], (size_t)counts[r], seed_of(r, *call + i));
+            check_blocks(all[i], counts[i], displs[i], *call + i);
         free(one[i]);
         free(all[i]);
     }
+    free(counts);
+    free(displs);
     *call += OUTSTANDING;
 }
 
