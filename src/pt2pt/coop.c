@@ -55,8 +55,11 @@ static uint64_t chunk_for(uint64_t bytes)
 int empi_coop_recv(int world_src, void *local, uint64_t remote, uint64_t len)
 {
     empi_transport_t *tp = empi_p2p.peer_tp[world_src];
+    /* A receiver with sends of its own in flight is in an exchange (bibw, sendrecv, a ring shift),
+       and its senders are busy reading too: asking them to help only splits the copy into chunks
+       (bibw 64-512 KiB 0.7-0.8 of one reader). */
     if (!empi_tunables.shm_coop_min || len < empi_tunables.shm_coop_min || !tp->has_get || !tp->put ||
-        !tp->shared_line)
+        !tp->shared_line || empi_p2p.inflight_sends > 0)
         return -1;
     _Atomic uint64_t *line = tp->shared_line(empi_g.boot.rank);
     if (++generation == 0)
