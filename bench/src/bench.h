@@ -31,6 +31,7 @@ typedef struct bench_opts {
     int window;
     int full;      /* -f: min/max/iterations columns */
     int validate;  /* -c: fill, check, fail on wrong bytes */
+    int back_to_back; /* -b: collectives without the untimed barrier after each call */
     const char *json_path;
     enum rma_sync sync;
     int sync_set;

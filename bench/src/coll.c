@@ -1,5 +1,8 @@
 /* Blocking collectives: every rank times its own iterations; the report
- * gives the average over ranks and, with -f, the fastest and slowest rank. */
+ * gives the average over ranks and, with -f, the fastest and slowest rank.
+ * Calls are separated by an untimed barrier, as in OSU's collective
+ * benchmarks, so each starts with every rank present; -b runs them back to
+ * back, where a rank that returns early starts its next call ahead. */
 #include "coll_ops.h"
 
 /* Reductions work on int32 elements, so their sweep starts at 4 bytes. */
@@ -60,11 +63,13 @@ long run_coll(const bench_case *c, const bench_opts *o)
                 timer_resume(&tm);
             }
             coll_run(&x);
-            if (o->validate) {
+            if (o->validate || !o->back_to_back)
                 timer_pause(&tm);
+            if (o->validate)
                 errs += coll_check(&x, i);
-                timer_resume(&tm);
-            }
+            if (!o->back_to_back)
+                MPI_Barrier(MPI_COMM_WORLD);
+            timer_resume(&tm);
         }
         double lat = timer_stop(&tm) * 1e6 / iters, st[3];
         coll_stats(lat, x.np, st);

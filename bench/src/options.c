@@ -19,6 +19,9 @@ void opts_usage(FILE *f)
             "  -W N            window size (messages in flight) for bandwidth cases\n"
             "  -f              full statistics (min/max/iterations columns)\n"
             "  -c              validate received data; exit non-zero on wrong bytes\n"
+            "  -b              collectives back to back (default: an untimed barrier after every\n"
+            "                  call, as OSU's collective benchmarks do; with -b a rank may run\n"
+            "                  calls ahead of the others, as in IMB)\n"
             "  -s SYNC         RMA synchronisation: fence, lock, flush (default), pscw\n"
             "  --json FILE     also write machine-readable results to FILE\n"
             "  --self-test     with -c: simulate a wrong byte (checks the checker)\n"
@@ -136,6 +139,8 @@ int opts_parse(int argc, char **argv, bench_opts *o)
             o->full = 1;
         } else if (!strcmp(a, "-c")) {
             o->validate = 1;
+        } else if (!strcmp(a, "-b")) {
+            o->back_to_back = 1;
         } else if (a[0] == '-' && a[1] == 'm') {
             if (!val || parse_range(val, o))
                 return bad("size range (-m)", val);

@@ -149,6 +149,18 @@ class MediansAndRatios(unittest.TestCase):
         md = cmp.render_markdown({}, {"np": 2, "reps": 1, "skipped": {"impi": "pip failed"}})
         self.assertIn("**impi**: not run (pip failed)", md)
 
+    def test_markdown_says_how_collectives_were_paced(self):
+        coll = doc("gather", "latency_us", [(4, 1.0)])
+        coll["kind"] = "collective"
+        agg = cmp.aggregate([(cmp.OURS, coll)])
+        md = cmp.render_markdown(agg, {"np": 4, "reps": 1})
+        self.assertIn("an untimed barrier after every call", md)
+        md = cmp.render_markdown(agg, {"np": 4, "reps": 1, "back_to_back": True})
+        self.assertIn("calls back to back (-b)", md)
+        md = cmp.render_markdown(cmp.aggregate([(cmp.OURS, doc("bw", "bandwidth_MBps", [(8, 1.0)]))]),
+                                 {"np": 2, "reps": 1})
+        self.assertNotIn("Collectives:", md)
+
     def test_table(self):
         out = cmp.render_table([doc("latency", "latency_us", [(1, 1.5), (8, 2.0)]),
                                 doc("bw", "bandwidth_MBps", [(8, 300.0)])])

@@ -9,6 +9,7 @@
 
 EMPI_ALG(empi_barrier_dissemination);
 EMPI_ALG(empi_barrier_shm);
+EMPI_ALG(empi_barrier_shm_release);
 EMPI_ALG(empi_bcast_binomial);
 EMPI_ALG(empi_bcast_scatter_allgather);
 EMPI_ALG(empi_bcast_chain);
@@ -86,6 +87,7 @@ int empi_reduce_hier_fast(const empi_coll_args_t *a, int *rc);
 int empi_bcast_hier_fast(const empi_coll_args_t *a, int *rc);
 int empi_barrier_hier_fast(const empi_coll_args_t *a, int *rc);
 int empi_barrier_shm_fast(const empi_coll_args_t *a, int *rc);
+int empi_barrier_shm_release_fast(const empi_coll_args_t *a, int *rc);
 int empi_bcast_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_gather_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_scatter_shm_fast(const empi_coll_args_t *a, int *rc);

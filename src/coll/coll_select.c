@@ -29,6 +29,9 @@ static const empi_coll_alg_t registry[] = {
      "ceil(log2 p) rounds of zero-byte messages to rank+2^k"},
     {EMPI_COLL_BARRIER, "shm", EMPI_ALG_SINGLE_NODE, empi_barrier_shm,
      "flags in a node-wide shared segment", empi_barrier_shm_fast},
+    {EMPI_COLL_BARRIER, "shm_release", EMPI_ALG_SINGLE_NODE, empi_barrier_shm_release,
+     "flags in a node-wide shared segment, rank 0 waits for all and releases the others (it leaves first)",
+     empi_barrier_shm_release_fast},
 
     {EMPI_COLL_BARRIER, "hier", EMPI_ALG_MULTI_NODE | EMPI_ALG_BLOCKING, empi_barrier_hier,
      "node barrier, barrier among node leaders, node barrier", empi_barrier_hier_fast},

@@ -5,9 +5,10 @@
  * sizes changing between bursts and within them, the five collectives in turn (the v-forms with
  * blocks of two sizes), the root moving, other shared-memory collectives between bursts (a large
  * reduce writes into other ranks' slots, allgather and bcast write their own), 120 igathers
- * posted before any wait, as many small igathervs and iscattervs, and a persistent gather
- * restarted with new data. Run with the shm algorithms forced (CMakeLists), so a writer that
- * overwrote a block not read yet shows as a wrong byte.
+ * posted before any wait, as many small igathervs and iscattervs, a persistent gather
+ * restarted with new data, and calls separated by barriers before a stretch without. Run with
+ * the shm algorithms forced (CMakeLists), so a writer that overwrote a block not read yet shows
+ * as a wrong byte.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,31 @@ static void bursts(int *call)
     free(all);
 }
 
+/* Calls separated by barriers (blocking and not), as a benchmark paces them, then a stretch without:
+   a barrier uses no slot, so a run of deep pieces goes on across it (coll_shm.h), and the writers
+   that run ahead after it must still wait for the readers of each position's last piece. */
+static void paced(int *call)
+{
+    int p = empi_size();
+    char *one = malloc(65536), *all = malloc(65536 * (size_t)p);
+    CHECK(one && all, "out of memory");
+    for (int b = 0; b < 10; b++) {
+        int root = (b + 2) % p, nb = sizes[b * 5 % NSIZES];
+        for (int i = 0; i < 80; i++, (*call)++) {
+            rooted(b, one, all, nb, root, *call);
+            if (i < 40 && i % 2 == 0)
+                CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+            if (i < 40 && i % 2 == 1) {
+                MPI_Request rq;
+                CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+                CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            }
+        }
+    }
+    free(one);
+    free(all);
+}
+
 /* Long bursts of blocks that travel inline or in the medium buffers, so that writers get a whole
    ring of lines or buffers ahead. */
 static void small_bursts(int *call)
@@ -270,6 +296,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Init(&argc, &argv));
     int call = 0;
     bursts(&call);
+    paced(&call);
     small_bursts(&call);
     outstanding(&call);
     outstanding_v(&call);

@@ -14,6 +14,7 @@ static int step(empi_shm_op_t *o)
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
     empi_shm_set_done(m, o->e, 1);
+    empi_shm_run_goes_on(m, o->e);
     return 1;
 }
 

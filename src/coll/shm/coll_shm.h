@@ -236,6 +236,17 @@ static inline int empi_shm_deep_free(struct empi_coll_shm *m, uint64_t e, size_t
     return empi_shm_all_reached(m, need);
 }
 
+/* Piece e was a barrier: a run of deep pieces that ended at e - 1 goes on across it (safe: every
+   rank had finished the pieces before it). Otherwise the next deep piece would start a new run,
+   and its writer would wait until every rank has left the barrier, which when ranks outnumber
+   cores costs a turn of the scheduler (4 ranks on 2 cores, a bcast of 4 KiB after a barrier: 5.6
+   us against 0.5). */
+static inline void empi_shm_run_goes_on(struct empi_coll_shm *m, uint64_t e)
+{
+    if (m->run_last + 1 == e)
+        m->run_last = e;
+}
+
 /* Single-copy algorithms: publish this rank's two buffer addresses for piece e (post 2e+1). */
 static inline void empi_shm_publish(struct empi_coll_shm *m, uint64_t e, const void *a, const void *b)
 {
