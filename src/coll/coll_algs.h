@@ -67,6 +67,10 @@ EMPI_ALG(empi_exscan_recursive_doubling);
 EMPI_ALG(empi_exscan_linear);
 EMPI_ALG(empi_scan_shm_cma);
 EMPI_ALG(empi_exscan_shm_cma);
+EMPI_ALG(empi_scan_shm);
+EMPI_ALG(empi_exscan_shm);
+int empi_scan_shm_fast(const empi_coll_args_t *a, int *rc);
+int empi_exscan_shm_fast(const empi_coll_args_t *a, int *rc);
 int empi_scan_linear_fast(const empi_coll_args_t *a, int *rc);
 int empi_exscan_linear_fast(const empi_coll_args_t *a, int *rc);
 

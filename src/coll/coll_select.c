@@ -159,12 +159,18 @@ static const empi_coll_alg_t registry[] = {
      empi_scan_linear_fast},
     {EMPI_COLL_SCAN, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_scan_shm_cma,
      "each rank folds the lower ranks' inputs read straight from their buffers (CMA; else linear)"},
+    {EMPI_COLL_SCAN, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_scan_shm,
+     "every rank copies its input into a node-wide shared buffer and folds the lower ranks' itself",
+     empi_scan_shm_fast},
     {EMPI_COLL_EXSCAN, "recursive_doubling", 0, empi_exscan_recursive_doubling,
      "log2 p exchanges, partial results kept in rank order"},
     {EMPI_COLL_EXSCAN, "linear", 0, empi_exscan_linear, "chain: receive prefix from rank-1, send to rank+1",
      empi_exscan_linear_fast},
     {EMPI_COLL_EXSCAN, "shm_cma", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_exscan_shm_cma,
      "each rank folds the lower ranks' inputs read straight from their buffers (CMA; else linear)"},
+    {EMPI_COLL_EXSCAN, "shm", EMPI_ALG_SINGLE_NODE | EMPI_ALG_OP_PER_PIECE, empi_exscan_shm,
+     "every rank copies its input into a node-wide shared buffer and folds the lower ranks' itself",
+     empi_exscan_shm_fast},
 };
 
 #define NREG ((int)(sizeof registry / sizeof registry[0]))

@@ -1,7 +1,8 @@
 /*
  * An erroneous collective where rank 0 passes twice the count of the others: the rank that
  * receives rank 0's data gets MPI_ERR_TRUNCATE (with MPI_ERRORS_RETURN) and every other rank
- * finishes, for scan and exscan on their small-message path (no schedule) and on the schedule.
+ * finishes, for scan and exscan on their small-message path (no schedule) and on the schedule, with
+ * the linear chain forced (CMakeLists).
  */
 #include <mpi.h>
 #include <stdio.h>

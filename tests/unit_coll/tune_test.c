@@ -70,10 +70,11 @@ int main(void)
     EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 16, 16, 8, 1), "tree_alone"));
     EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 2, 2, 8, 2), "tree"));
     empi_tune_free(&t);
-    /* the built-in table keeps the chain for many ranks taking turns on cores */
+    /* the built-in table: no chain of wake-ups for many ranks taking turns on cores, up to 512 KiB */
     EXPECT(empi_tune_parse(empi_tune_default_text, &t, err, sizeof err) == 0);
-    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 16), "linear"));
-    EXPECT(!strcmp(lookup(&t, EMPI_COLL_EXSCAN, 32, 32, 8, 16), "linear"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 16), "shm"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_EXSCAN, 32, 32, 8, 16), "shm"));
+    EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 1 << 20, 16), "linear"));
     EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 1), "recursive_doubling"));
     empi_tune_free(&t);
 

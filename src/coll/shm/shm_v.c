@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "coll/shm/shm_v.h"
+#include "core/tunables.h"
 #include "pt2pt/pt2pt.h"
 
 empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used)
@@ -10,7 +11,7 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
     size_t at = (*used + 63) & ~(size_t)63;
     if (bytes == 0)
         d.way = EMPI_SHM_V_NONE;
-    else if (bytes <= EMPI_SHM_V_TINY_MAX && m->crowded)
+    else if ((size_t)bytes <= empi_tunables.coll_shm_v_tiny_max && m->crowded)
         d.way = EMPI_SHM_V_TINY;
     else if ((size_t)bytes <= EMPI_SHM_V_INLINE_MAX)
         d.way = EMPI_SHM_V_INLINE;
