@@ -17,7 +17,8 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
         d.way = EMPI_SHM_V_INLINE;
     else if (bytes <= EMPI_SHM_MEDIUM)
         d.way = EMPI_SHM_V_MEDIUM;
-    else if (m->cma && contig && bytes >= EMPI_SHM_V_CMA_MIN && bytes <= EMPI_SHM_V_CMA_MAX)
+    else if (m->cma && contig && bytes >= (m->crowded ? EMPI_SHM_V_CMA_MIN_CROWDED : EMPI_SHM_V_CMA_MIN) &&
+             bytes <= EMPI_SHM_V_CMA_MAX)
         d.way = EMPI_SHM_V_CMA;
     else if (bytes <= EMPI_SHM_V_SLOT_MAX && at + (size_t)bytes <= m->slot) {
         d.way = EMPI_SHM_V_SLOT;

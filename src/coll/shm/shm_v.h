@@ -46,14 +46,17 @@ typedef struct {
 /* Larger blocks go as messages even where the slot has room: a message's copy is pipelined (or
    single, CMA), the slot's two copies follow each other (2 ranks: 64 KiB 11 against 8.3 us); up
    to here a message would be eager and, its receive posted only once the descriptor is read,
-   copied once more out of the unexpected queue. Up to here the slot also beats a single-copy read,
-   whose holder waits for its reader, while a deep position lets the writer run calls ahead
-   (gatherv 16-32 KiB: 4 ranks on 2 cores 0.53-0.72 of the read, 2 ranks 0.79-0.83). */
+   copied once more out of the unexpected queue. */
 #define EMPI_SHM_V_SLOT_MAX (32 * 1024)
 /* Where pairs read each other's memory, contiguous blocks in this range are read from their
    holder; larger ones go as messages, whose copy both processes share (2 ranks, 1 MiB: a
-   single-copy read 1.5-1.9 times slower). */
-#define EMPI_SHM_V_CMA_MIN (32 * 1024 + 1)
+   single-copy read 1.5-1.9 times slower). When ranks outnumber cores the slot wins up to 32 KiB:
+   the read's holder waits for its reader, while a deep position lets the writer run calls ahead
+   (gatherv 16-32 KiB back to back: 4 ranks on 2 cores 0.53-0.72 of the read). With a core each
+   the read wins from 16 KiB when calls are separated by barriers (2 ranks, scatterv 16-32 KiB
+   0.7-0.75 of the slot, gatherv 32 KiB 0.8), though back to back it is 1.25-1.3 times the slot. */
+#define EMPI_SHM_V_CMA_MIN (16 * 1024 + 1)
+#define EMPI_SHM_V_CMA_MIN_CROWDED (32 * 1024 + 1)
 #define EMPI_SHM_V_CMA_MAX (256 * 1024)
 
 static inline int empi_shm_v_by_message(const empi_shm_vdesc_t *d)
