@@ -11,7 +11,7 @@ const char empi_tune_default_text[] =
     "# whose algorithm does not apply (shm on several nodes, hier on one) passes to the next match.\n"
     "barrier               *      1        *        dissemination\n"
     "barrier               *      *        *        hier\n"
-    "barrier               2-64   2-       *        shm_release # rank 0 leaves first: after it, 2 ranks bcast and scatter 8-512 B 0.5 of shm; the barrier alone 1.0-1.05 (2 ranks), 1.3 (4 on 2 cores)\n"
+    "barrier               2-64   2-       *        shm_release # after another collective rank 0 leaves first: calls paced by barriers (OSU), 2 ranks bcast and scatter 8-512 B 0.5 of after shm, 4 on 2 cores bcast 0.13-0.2, exscan 0.13-0.15, scan 0.25; after a barrier, shm's form\n"
     "barrier               *      *        *        dissemination\n"
     "bcast                 2      2        16k-256k shm_cma   # 0.52-0.80 of shm/binomial (run Y); from 512 KiB the one-send copy of both cores wins\n"
     "bcast                 3-16   2-       64k-     shm_cma   # 4 ranks on 2 cores 0.36-0.80 of shm (run Y)\n"

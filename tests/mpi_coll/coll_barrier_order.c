@@ -3,8 +3,9 @@
  * environment (CMakeLists runs each): before round k every rank writes k into its cell of a
  * shared-memory window, and after the barrier every rank must read at least k in every cell.
  * A rank chosen per round enters late (it sleeps first), in blocking, nonblocking and
- * persistent barriers, on MPI_COMM_WORLD and on a communicator split in reverse order (rank 0
- * of it is another process).
+ * persistent barriers, right after a barrier or after another collective (shm_release takes a
+ * different form after each), on MPI_COMM_WORLD and on a communicator split in reverse order
+ * (rank 0 of it is another process).
  */
 #include <stdatomic.h>
 
@@ -29,6 +30,11 @@ static void rounds(MPI_Comm comm, _Atomic int *cells, int *next) {
     int k = ++*next, form = i % 3;
     /* The late rank: every rank in turn, and often rank 0, whose release the others may await. */
     int late = i % 4 == 0 ? 0 : (i * 7) % size;
+    if (i % 4 == 1 || i % 4 == 2) {
+      int v = rank == 0 ? k : -1;
+      CHECK_MPI(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+      CHECK(v == k, "bcast before round %d gave %d", k, v);
+    }
     if (rank == late)
       empi_sleep_ms(i % 10 == 0 ? 5 : 0);
     atomic_store_explicit(&cells[rank], k, memory_order_release);

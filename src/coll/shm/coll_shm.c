@@ -204,6 +204,7 @@ struct empi_coll_shm *empi_coll_shm_get(empi_comm_t *comm)
     m->medium_lines = mlines;
     m->epoch = 1;
     m->synced = 0;
+    m->last_barrier_tag = -2;
     m->world = comm->world_ranks;
     m->cma = cma_agree(comm, m);
     m->crowded = cc->ranks_per_cpu > 1;

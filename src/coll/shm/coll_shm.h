@@ -69,6 +69,7 @@ struct empi_coll_shm {
     uint64_t completed;   /* last epoch this rank finished: pieces run strictly in epoch order */
     uint64_t run_start, run_last;   /* this rank's current run of deep pieces (empi_shm_deep_free) */
     unsigned run_depth;
+    int last_barrier_tag; /* the collective tag of the last barrier started here (barrier_shm_release.c) */
     const int *world;     /* comm rank -> world rank */
     int cma;              /* every pair reads the other's memory (agreed by all at set-up) */
     int crowded;          /* ranks take turns on this node's CPUs */
