@@ -3,10 +3,10 @@
  * block into its own flag line, medium buffer or slot (up to 32 KiB), or sends it as a message
  * when larger, raises its flag with the block's descriptor and leaves; when ranks outnumber cores
  * a small block (up to EMPI_COLL_SHM_V_TINY_MAX, default none) goes as a message with no flag, so
- * that its sender does not wait for a free line. The root takes the blocks in rank order as each flag or small message arrives:
- * it unpacks each block or receives its message. Where single copy works, a larger contiguous
- * block stays where it is: the root reads it from its sender, which waits for that. Any datatype,
- * any counts (the root's receive counts may be upper bounds).
+ * that its sender does not wait for a free line. The root takes the blocks in rank order as each
+ * flag or small message arrives: it unpacks each block or receives its message. Where single copy
+ * works, a larger contiguous block stays where it is: the root reads it from its sender, which
+ * waits for that. Any datatype, any counts (the root's receive counts may be upper bounds).
  * Cost: per block in the segment 2 copies + 1 flag transfer; read from its holder 1 copy; the rest as
  * gatherv linear.
  */
