@@ -31,6 +31,28 @@ long coll_errors(long mine)
     return g;
 }
 
+void coll_before_call(coll_ctx *x, const bench_opts *o, bench_timer *tm, int iter)
+{
+    if (o->validate) {
+        timer_pause(tm);
+        coll_fill(x, iter);
+        timer_resume(tm);
+    }
+}
+
+long coll_after_call(coll_ctx *x, const bench_opts *o, bench_timer *tm, int iter)
+{
+    long errs = 0;
+    if (o->validate || !o->back_to_back)
+        timer_pause(tm);
+    if (o->validate)
+        errs = coll_check(x, iter);
+    if (!o->back_to_back)
+        MPI_Barrier(MPI_COMM_WORLD);
+    timer_resume(tm);
+    return errs;
+}
+
 long run_coll(const bench_case *c, const bench_opts *o)
 {
     static const report_col cols[] = {{"latency_us", "Avg Latency (us)", 0},
@@ -57,19 +79,9 @@ long run_coll(const bench_case *c, const bench_opts *o)
         for (int i = 0; i < skip + iters; i++) {
             if (i == skip)
                 timer_start(&tm);
-            if (o->validate) {
-                timer_pause(&tm);
-                coll_fill(&x, i);
-                timer_resume(&tm);
-            }
+            coll_before_call(&x, o, &tm, i);
             coll_run(&x);
-            if (o->validate || !o->back_to_back)
-                timer_pause(&tm);
-            if (o->validate)
-                errs += coll_check(&x, i);
-            if (!o->back_to_back)
-                MPI_Barrier(MPI_COMM_WORLD);
-            timer_resume(&tm);
+            errs += coll_after_call(&x, o, &tm, i);
         }
         double lat = timer_stop(&tm) * 1e6 / iters, st[3];
         coll_stats(lat, x.np, st);

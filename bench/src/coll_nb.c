@@ -23,22 +23,12 @@ static double nb_loop(coll_ctx *x, const bench_opts *o, int iters, int skip, dou
             spent = 0.0;
             timer_start(&tm);
         }
-        if (o->validate) {
-            timer_pause(&tm);
-            coll_fill(x, i);
-            timer_resume(&tm);
-        }
+        coll_before_call(x, o, &tm, i);
         coll_start(x, &req);
         if (compute_us >= 0.0)
             spent += compute_for_us(compute_us);
         MPI_Wait(&req, MPI_STATUS_IGNORE);
-        if (o->validate || !o->back_to_back)
-            timer_pause(&tm);
-        if (o->validate)
-            *errs += coll_check(x, i);
-        if (!o->back_to_back)
-            MPI_Barrier(MPI_COMM_WORLD);
-        timer_resume(&tm);
+        *errs += coll_after_call(x, o, &tm, i);
     }
     if (comp)
         *comp = spent * 1e6 / iters;

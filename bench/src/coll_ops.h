@@ -40,5 +40,9 @@ void coll_start(coll_ctx *x, MPI_Request *req);
 size_t coll_first_size(const coll_ctx *x, const bench_opts *o);
 void coll_stats(double mine, int np, double out[3]); /* avg, min, max on rank 0 */
 long coll_errors(long mine);
+/* Around one timed call: with -c, fill the buffers before it and check them after it, outside the
+ * timer; unless -b, the untimed barrier after it. Returns the wrong bytes found. */
+void coll_before_call(coll_ctx *x, const bench_opts *o, bench_timer *tm, int iter);
+long coll_after_call(coll_ctx *x, const bench_opts *o, bench_timer *tm, int iter);
 
 #endif

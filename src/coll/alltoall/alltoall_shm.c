@@ -50,8 +50,8 @@ EMPI_ALG(empi_alltoall_shm)
     empi_bytes_view_t sv, rv;
     EMPI_TRY(empi_bytes_begin(s, &sv, (void *)a->sbuf, a->scount * p, a->sdt, 1));
     EMPI_TRY(empi_bytes_begin(s, &rv, a->rbuf, a->rcount * p, a->rdt, 0));
-    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = (MPI_Count)(m->slot / (size_t)p), .esize = 1,
-                       .nb = nb, .sbuf = sv.bytes, .rbuf = rv.bytes};
+    empi_shm_op_t o = {.step = step, .m = m, .count = (MPI_Count)nb, .piece = (MPI_Count)(m->slot / (size_t)p),
+                       .esize = 1, .nb = nb, .sbuf = sv.bytes, .rbuf = rv.bytes};
     EMPI_TRY(empi_shm_build(s, &o));
     return empi_bytes_finish(s, &rv);
 }

@@ -1,9 +1,9 @@
 /*
  * Reduce, shared memory: every rank copies its piece into its slot; pieces up to 64 KiB (2 KiB for
  * allreduce, where every rank would fold everything; any size for reduce when ranks outnumber
- * cores) are folded by the root alone (the others are
- * done once their data is posted; the root reads its own from its buffer), larger ones in p
- * disjoint slices folded in parallel into the highest rank's slot, then copied out by the root.
+ * cores) are folded by the root alone (the others are done once their data is posted; the root
+ * reads its own from its buffer), larger ones in p disjoint slices folded in parallel into the
+ * highest rank's slot, then copied out by the root.
  * Any op: folds run right to left (acc = d_i op acc), keeping rank order. Contiguous types.
  * Cost per piece: copy in + (small) 1 sync + (p-1) n gamma at the root, the others done at once /
  * (large) 2 syncs + (p-1) n/p gamma per rank; + copy out at the root.

@@ -5,9 +5,9 @@
  * other blocks go as messages, or, where single copy works and the send type is contiguous, are
  * read by their reader straight from the root's buffer (the root waits for that). When ranks
  * outnumber cores, small blocks (up to EMPI_COLL_SHM_V_TINY_MAX, default none) go as messages, and
- * a root with nothing else to describe raises no flag, so it does not wait for a free line. Each reader follows its descriptor
- * (unpacks, reads, or receives the message), or receives a small message that came first, and
- * leaves. Any datatype, any counts (a reader's count may be an upper bound).
+ * a root with nothing else to describe raises no flag, so it does not wait for a free line. Each
+ * reader follows its descriptor (unpacks, reads, or receives the message), or receives a small
+ * message that came first, and leaves. Any datatype, any counts (a reader's count may be an upper bound).
  * Cost: per block in the segment 2 copies + 1 flag transfer; read from the root 1 copy; the rest as
  * scatterv linear.
  */

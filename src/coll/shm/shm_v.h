@@ -26,6 +26,15 @@ enum {
     EMPI_SHM_V_CMA,
     EMPI_SHM_V_TINY   /* a message that needs no descriptor (empi_shm_v_take_ready) */
 };
+/* When ranks outnumber cores, blocks up to EMPI_COLL_SHM_V_TINY_MAX go as EMPI_SHM_V_TINY messages
+   that their writer sends without waiting for a free line: a gatherv's senders then run as far
+   ahead as the transport's queues let them instead of EMPI_SHM_LINES calls (4 ranks on 2 cores,
+   4-128 B back to back: 0.23-0.28 us against 0.34-0.43 inline; 8 ranks: gatherv 0.26-0.34
+   against 0.97-1.73, scatterv 0.43-0.53 against 1.05-1.32). Calls separated by barriers, where
+   nobody runs ahead, lose (4 ranks: scatterv 0.66-0.74 against 0.38-0.50, gatherv 1.53-1.60
+   against 1.19-1.41), hence off by default; with a core each the line is faster too (2 ranks,
+   4-32 B: 0.17 against 0.22 us). The reader takes the message when it arrives before any
+   descriptor; a writer that posts for other blocks describes it as a message. */
 
 typedef struct {
     uint64_t bytes;
@@ -34,15 +43,7 @@ typedef struct {
 } empi_shm_vdesc_t;
 
 #define EMPI_SHM_V_INLINE_MAX (EMPI_SHM_INLINE - sizeof(empi_shm_vdesc_t))
-/* When ranks outnumber cores, blocks up to EMPI_COLL_SHM_V_TINY_MAX go as messages that their
-   writer sends without waiting for a free line: a gatherv's senders then run as far ahead as the
-   transport's queues let them instead of EMPI_SHM_LINES calls (4 ranks on 2 cores, 4-128 B back
-   to back: 0.23-0.28 us against 0.34-0.43 inline; 8 ranks: gatherv 0.26-0.34 against 0.97-1.73,
-   scatterv 0.43-0.53 against 1.05-1.32). Calls separated by barriers, where nobody runs ahead,
-   lose (4 ranks: scatterv 0.66-0.74 against 0.38-0.50, gatherv 1.53-1.60 against 1.19-1.41),
-   hence off by default; with a core each the line is faster too (2 ranks, 4-32 B: 0.17 against
-   0.22 us). The reader takes the message when it arrives before any descriptor; a writer that
-   posts for other blocks describes it as a message. */
+
 /* Larger blocks go as messages even where the slot has room: a message's copy is pipelined (or
    single, CMA), the slot's two copies follow each other (2 ranks: 64 KiB 11 against 8.3 us); up
    to here a message would be eager and, its receive posted only once the descriptor is read,
