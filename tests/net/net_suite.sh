@@ -3,7 +3,8 @@
 # programs run across several "hosts", plus host failure handling.
 #   net_suite.sh MODE TRANSPORT BUILD_DIR
 #   MODE loopback  fake hosts on this machine: the rsh stand-in sets EMPI_HOSTNAME per host, so
-#                  the network transport carries traffic between them (runs anywhere)
+#                  the network transport carries traffic between them (runs anywhere); where
+#                  namespaces can be made, their twin runs the programs and this a short list
 #   MODE netns     four network namespaces joined by veth pairs to a bridge, each entered with a
 #                  hostname of its own; needs root and iproute2, else the suite is skipped (77)
 #   TRANSPORT      tcp, udp or hybrid (EMPI_TRANSPORT); skipped when this build lacks it; or
@@ -100,6 +101,16 @@ fi
 
 mpi=$build/tests/mpi
 started=$(date +%s)
+if [ "$mode" = loopback ] && netns_usable; then
+    # The same transport code runs in the namespace suite; what differs here is that every host
+    # has the same address (only ports tell them apart).
+    expect_pass 3 3 "$mpi/pt2pt_order"
+    expect_pass 2 4 "$mpi/coll_smoke"
+    expect_pass 3 3 "$build/tests/mpi_rma/rma_ops"
+    expect_pass 2 2 "$mpi/pt2pt_large" 4194304
+    echo "done in $(($(date +%s) - started)) s (the namespace suite runs the other programs)"
+    exit 0
+fi
 if [ "$quick" = 1 ]; then
     expect_pass 3 3 "$mpi/pt2pt_order"
     expect_pass 3 3 "$mpi/pt2pt_modes"

@@ -31,6 +31,13 @@ setup_loopback() {
     export EMPI_LAUNCHER_RSH="$here/fake_rsh.sh" EMPI_BOOTSTRAP_ADDR=127.0.0.1
 }
 
+# 0 when setup_netns can work here (root, iproute2, a namespace can be made).
+netns_usable() {
+    [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && command -v unshare >/dev/null || return 1
+    ip netns add "${prefix}probe" 2>/dev/null || return 1
+    ip netns del "${prefix}probe"
+}
+
 # setup_netns [NHOSTS [routed]]: routed gives each host a /32 address with an on-link route (no
 # subnet in common, as on a routed cluster) and a bridge of its own carrying the same private
 # address on every host, like docker0's 172.17.0.1.
