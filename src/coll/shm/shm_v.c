@@ -28,6 +28,44 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
     return d;
 }
 
+void empi_shm_v_write_way(const struct empi_coll_shm *m, empi_shm_vdesc_t *d, MPI_Count bytes, int contig)
+{
+    if (empi_shm_v_writes(m) && contig && (d->way == EMPI_SHM_V_CMA || d->way == EMPI_SHM_V_MESSAGE) &&
+        bytes >= (m->crowded ? EMPI_SHM_V_CMA_MIN_CROWDED : EMPI_SHM_V_CMA_MIN))
+        d->way = EMPI_SHM_V_WRITE;
+}
+
+int empi_shm_v_publish_dests(struct empi_coll_shm *m, uint64_t e, const empi_coll_args_t *a)
+{
+    if (!empi_shm_all_done(m, e, EMPI_SHM_MEDIUM))
+        return 0;
+    uint64_t *dest = (uint64_t *)empi_shm_medium(m, e, m->me);
+    const empi_datatype_t *dt = a->rdt;
+    for (int i = 0; i < m->p; i++) {
+        int open = i != m->me && dt->is_contig;
+        dest[2 * i] = open ? (uint64_t)(uintptr_t)(empi_coll_off(a->rbuf, a->rdispls[i], dt) + dt->true_lb) : 0;
+        dest[2 * i + 1] = open ? (uint64_t)(a->rcounts[i] * dt->size) : 0;
+    }
+    empi_shm_post(m, e, 2 * e + 1);
+    return 1;
+}
+
+int empi_shm_v_write(struct empi_coll_shm *m, uint64_t e, int root, empi_shm_vdesc_t *d, const void *buf,
+                     const empi_datatype_t *dt)
+{
+    if (!empi_shm_posted(m, root, e, 2 * e + 1))
+        return 0;
+    const uint64_t *dest = (const uint64_t *)empi_shm_medium(m, e, root) + 2 * m->me;
+    if (dest[0] == 0 || dest[1] < d->bytes) {
+        d->way = EMPI_SHM_V_CMA;
+        return 1;
+    }
+    int rc = empi_shm_write(m, root, (const char *)buf + dt->true_lb, (void *)(uintptr_t)dest[0], (size_t)d->bytes);
+    d->way = EMPI_SHM_V_WRITTEN;
+    d->offset = (uint32_t)rc;
+    return 1;
+}
+
 int empi_shm_v_free(struct empi_coll_shm *m, uint64_t e, size_t used, int medium, uint32_t *base)
 {
     unsigned depth = empi_shm_deep_depth(m, used);
@@ -122,6 +160,11 @@ void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer,
     }
     if (d.way == EMPI_SHM_V_CMA) {
         read_block(m, e, owner, writer, pl, &d, buf, count, dt);
+        return;
+    }
+    if (d.way == EMPI_SHM_V_WRITTEN) {
+        if (d.offset != MPI_SUCCESS)
+            note(pl, (int)d.offset);
         return;
     }
     const char *src = area(m, e, owner, writer, &d);

@@ -7,8 +7,10 @@
  * medium buffer, in the writer's slot (up to 32 KiB, one after another while they fit; in a deep
  * position, coll_shm.h, when they fit one), read straight from the holder's buffer (single copy,
  * CMA: contiguous blocks beyond that up to 256 KiB, the address after the descriptor; the holder
- * waits for the reader), or as a point-to-point message (when ranks outnumber cores, a small block
- * with no descriptor). The other end follows the descriptor rather than its own count, so counts
+ * waits for the reader), written by a gatherv sender straight into the root's receive buffer
+ * (single copy: contiguous blocks from the same size, at the place the root published; the
+ * senders write in parallel), or as a point-to-point message (when ranks outnumber cores, a small
+ * block with no descriptor). The other end follows the descriptor rather than its own count, so counts
  * that disagree still meet: a shorter block is received (a root's receive counts are often upper
  * bounds), a longer one gives MPI_ERR_TRUNCATE, and nobody waits for something that is not coming.
  */
@@ -24,7 +26,9 @@ enum {
     EMPI_SHM_V_SLOT,
     EMPI_SHM_V_MESSAGE,
     EMPI_SHM_V_CMA,
-    EMPI_SHM_V_TINY   /* a message that needs no descriptor (empi_shm_v_take_ready) */
+    EMPI_SHM_V_TINY,   /* a message that needs no descriptor (empi_shm_v_take_ready) */
+    EMPI_SHM_V_WRITE,  /* gatherv: to be written into the root's buffer (empi_shm_v_write) */
+    EMPI_SHM_V_WRITTEN /* ... and so it was: nothing left to take */
 };
 /* When ranks outnumber cores, blocks up to EMPI_COLL_SHM_V_TINY_MAX go as EMPI_SHM_V_TINY messages
    that their writer sends without waiting for a free line: a gatherv's senders then run as far
@@ -39,7 +43,8 @@ enum {
 typedef struct {
     uint64_t bytes;
     uint32_t way;
-    uint32_t offset;   /* EMPI_SHM_V_SLOT: where in the writer's slot */
+    uint32_t offset;   /* EMPI_SHM_V_SLOT: where in the writer's slot; EMPI_SHM_V_WRITTEN: the write's
+                          error class */
 } empi_shm_vdesc_t;
 
 #define EMPI_SHM_V_INLINE_MAX (EMPI_SHM_INLINE - sizeof(empi_shm_vdesc_t))
@@ -60,6 +65,17 @@ typedef struct {
 #define EMPI_SHM_V_CMA_MIN_CROWDED (32 * 1024 + 1)
 #define EMPI_SHM_V_CMA_MAX (256 * 1024)
 
+/* Gatherv's senders write contiguous blocks from the size they would be read from into the root's
+   buffer, all at once rather than one after another by the root (4 ranks on 2 cores, 64 KiB-1 MiB
+   paced by barriers: 0.37-0.89 of the reads), where the root's destinations fit its medium buffer.
+   Not with one sender: one writer gains nothing over one reader, and over 256 KiB a message lets
+   both processes share the copy. */
+#define EMPI_SHM_V_WRITE_RANKS_MAX ((int)(EMPI_SHM_MEDIUM / (2 * sizeof(uint64_t))))
+static inline int empi_shm_v_writes(const struct empi_coll_shm *m)
+{
+    return m->cma && m->p > 2 && m->p <= EMPI_SHM_V_WRITE_RANKS_MAX;
+}
+
 static inline int empi_shm_v_by_message(const empi_shm_vdesc_t *d)
 {
     return d->way == EMPI_SHM_V_MESSAGE || d->way == EMPI_SHM_V_TINY;
@@ -79,6 +95,22 @@ typedef struct {
 /* How a block of `bytes` travels (`contig`: its holder's data is one run of bytes); *used is the
    writer's slot so far (advanced for a slot block). */
 empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count bytes, int contig, size_t *used);
+
+/* Gatherv: the way of a sender's block d of `bytes` (empi_shm_v_choose's) turned into
+   EMPI_SHM_V_WRITE where the sender may write it into the root's buffer. */
+void empi_shm_v_write_way(const struct empi_coll_shm *m, empi_shm_vdesc_t *d, MPI_Count bytes, int contig);
+
+/* Gatherv's root, where single copy works: publish every sender's destination in its receive
+   buffer for piece e (none for a non-contiguous receive type), and post. 0 while the memory it
+   takes is still in use. */
+int empi_shm_v_publish_dests(struct empi_coll_shm *m, uint64_t e, const empi_coll_args_t *a);
+
+/* A gatherv sender's EMPI_SHM_V_WRITE block d at buf (of contiguous type dt): 0 until the root has
+   published piece e; then written into the root's buffer where it has room (d becomes
+   EMPI_SHM_V_WRITTEN) or else left for the root to read (EMPI_SHM_V_CMA; a block larger than the
+   root's receive count is its truncation to report). */
+int empi_shm_v_write(struct empi_coll_shm *m, uint64_t e, int root, empi_shm_vdesc_t *d, const void *buf,
+                     const empi_datatype_t *dt);
 
 /* Whether the writer may put piece e, whose blocks take `used` bytes of its slot (placed from 0 by
    empi_shm_v_choose) and, when `medium`, a medium buffer; *base is where the slot's blocks go in
