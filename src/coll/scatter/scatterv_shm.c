@@ -1,7 +1,8 @@
 /*
  * Scatterv, shared memory, one epoch per call (coll/shm/shm_v.h): the root packs each block into
  * its reader's flag line or medium buffer (up to 2 KiB) or into its own slot (up to 32 KiB, one
- * after another while they fit), writes each reader's descriptor and raises its flag once; the
+ * after another while they fit), writes each reader's descriptor and raises the flag in the
+ * reader's line, so that a small block, its descriptor and its flag travel in one line; the
  * other blocks go as messages, or, where single copy works and the send type is contiguous, are
  * read by their reader straight from the root's buffer (the root waits for that). When ranks
  * outnumber cores, small blocks (up to EMPI_COLL_SHM_V_TINY_MAX, default none) go as messages, and
@@ -37,14 +38,6 @@ static int next_block(const struct empi_coll_shm *m, const empi_coll_args_t *a, 
     return 1;
 }
 
-/* Whose line holds reader r's descriptor: the reader's own, or with one reader the root's, so
-   that the root writes one line per call, its flag and the block together (2 ranks, 4-128 B:
-   0.88-0.93 of the reader's line). */
-static int owner_of(const struct empi_coll_shm *m, int root, int r)
-{
-    return m->p == 2 ? root : r;
-}
-
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
@@ -64,14 +57,14 @@ static int step(empi_shm_op_t *o)
             if (described && !empi_shm_v_free(m, e, w.used, medium, &base))
                 return 0;
             w = (walk_t){0, -1};
+            /* with no descriptor every block is a message on its way: nothing to post */
             while (described && next_block(m, a, &w, &d)) {
                 if (d.way == EMPI_SHM_V_SLOT)
                     d.offset += base;
-                empi_shm_v_put(m, e, owner_of(m, a->root, w.i), &d, block(a, w.i), a->scounts[w.i], a->sdt);
+                empi_shm_v_put(m, e, w.i, &d, block(a, w.i), a->scounts[w.i], a->sdt);
+                empi_shm_post_to(m, w.i, e, 2 * e + 1);
                 read_here |= d.way == EMPI_SHM_V_CMA;
             }
-            if (described)   /* else every block is a message on its way: nothing to post */
-                empi_shm_post(m, e, 2 * e + 1);
             empi_shm_set_done(m, e, 0);
             if (!read_here)
                 return 1;
@@ -82,7 +75,7 @@ static int step(empi_shm_op_t *o)
     if (o->phase == 0) {
         pl->err = MPI_SUCCESS;
         pl->nreqs = 0;
-        if (!empi_shm_v_take_ready(m, e, owner_of(m, a->root, m->me), a->root, pl, a->rbuf, a->rcount, a->rdt))
+        if (!empi_shm_v_take_ready(m, e, m->me, a->root, pl, a->rbuf, a->rcount, a->rdt))
             return 0;
         empi_shm_set_done(m, e, 0);
         o->phase = 1;

@@ -148,6 +148,13 @@ static inline void empi_shm_post(struct empi_coll_shm *m, uint64_t e, uint64_t v
     atomic_store_explicit(&empi_shm_line(m, m->me, e)->seq, v, memory_order_release);
 }
 
+/* Post piece e in rank r's line, which this rank alone writes in piece e (scatterv's root describes
+   each reader's block in the reader's line, so the reader finds flag and block in one line). */
+static inline void empi_shm_post_to(struct empi_coll_shm *m, int r, uint64_t e, uint64_t v)
+{
+    atomic_store_explicit(&empi_shm_line(m, r, e)->seq, v, memory_order_release);
+}
+
 /* This rank has finished piece e; `all_synced`: every rank is known to have finished e - 1. */
 static inline void empi_shm_set_done(struct empi_coll_shm *m, uint64_t e, int all_synced)
 {

@@ -178,7 +178,7 @@ void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer,
 int empi_shm_v_take_ready(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl,
                           void *buf, MPI_Count count, empi_datatype_t *dt)
 {
-    if (empi_shm_posted(m, writer, e, 2 * e + 1)) {
+    if (empi_shm_posted(m, owner, e, 2 * e + 1)) {
         empi_shm_v_take(m, e, owner, writer, pl, buf, count, dt);
         pl->described++;
         return 1;

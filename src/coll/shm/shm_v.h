@@ -2,8 +2,8 @@
  * Gatherv and scatterv in shared memory (gather/gatherv_shm.c, scatter/scatterv_shm.c): one epoch
  * per call, since only the root knows every block's size. The end that holds a block's data
  * decides how it travels and says so in a descriptor at the start of the flag line data of the
- * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written by
- * the root, or the root's own when it has one reader): inline after the descriptor, in that rank's
+ * block's non-root end (gatherv: the sender's own line; scatterv: the reader's line, written and
+ * posted by the root), which also carries the flag: inline after the descriptor, in that rank's
  * medium buffer, in the writer's slot (up to 32 KiB, one after another while they fit; in a deep
  * position, coll_shm.h, when they fit one), read straight from the holder's buffer (single copy,
  * CMA: contiguous blocks beyond that up to 256 KiB, the address after the descriptor; the holder
@@ -129,8 +129,9 @@ void empi_shm_v_put(struct empi_coll_shm *m, uint64_t e, int owner, const empi_s
 void empi_shm_v_take(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl, void *buf,
                      MPI_Count count, empi_datatype_t *dt);
 
-/* empi_shm_v_take once `writer` has posted piece e, or a receive of its message (a tiny block,
-   sent with no descriptor) once that has arrived: 1 when the block is taken, 0 while neither. */
+/* empi_shm_v_take once `owner`'s line is posted for piece e (by the writer), or a receive of the
+   writer's message (a tiny block, sent with no descriptor) once that has arrived: 1 when the block
+   is taken, 0 while neither. */
 int empi_shm_v_take_ready(struct empi_coll_shm *m, uint64_t e, int owner, int writer, empi_shm_vplan_t *pl,
                           void *buf, MPI_Count count, empi_datatype_t *dt);
 
