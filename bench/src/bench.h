@@ -32,6 +32,7 @@ typedef struct bench_opts {
     int full;      /* -f: min/max/iterations columns */
     int validate;  /* -c: fill, check, fail on wrong bytes */
     int back_to_back; /* -b: collectives without the untimed barrier after each call */
+    int rotate_root;  /* -r: a rooted collective's root moves to the next rank at every call */
     const char *json_path;
     enum rma_sync sync;
     int sync_set;

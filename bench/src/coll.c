@@ -33,6 +33,8 @@ long coll_errors(long mine)
 
 void coll_before_call(coll_ctx *x, const bench_opts *o, bench_timer *tm, int iter)
 {
+    if (o->rotate_root)
+        x->root = iter % x->np;
     if (o->validate) {
         timer_pause(tm);
         coll_fill(x, iter);

@@ -22,6 +22,8 @@ void opts_usage(FILE *f)
             "  -b              collectives back to back (default: an untimed barrier after every\n"
             "                  call, as OSU's collective benchmarks do; with -b a rank may run\n"
             "                  calls ahead of the others, as in IMB)\n"
+            "  -r              rooted collectives take the next rank as root at every call, as\n"
+            "                  in IMB (default: rank 0 always, as in OSU)\n"
             "  -s SYNC         RMA synchronisation: fence, lock, flush (default), pscw\n"
             "  --json FILE     also write machine-readable results to FILE\n"
             "  --self-test     with -c: simulate a wrong byte (checks the checker)\n"
@@ -141,6 +143,8 @@ int opts_parse(int argc, char **argv, bench_opts *o)
             o->validate = 1;
         } else if (!strcmp(a, "-b")) {
             o->back_to_back = 1;
+        } else if (!strcmp(a, "-r")) {
+            o->rotate_root = 1;
         } else if (a[0] == '-' && a[1] == 'm') {
             if (!val || parse_range(val, o))
                 return bad("size range (-m)", val);

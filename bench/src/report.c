@@ -103,7 +103,8 @@ void report_begin(const bench_opts *o, const bench_case *c, const char *title,
     if (o->validate)
         printf("# Data validation: on (timings exclude fill/check)\n");
     if (c->kind == KIND_COLL || c->kind == KIND_NBC)
-        printf("# Calls: %s\n", o->back_to_back ? "back to back (-b)" : "separated by an untimed barrier");
+        printf("# Calls: %s%s\n", o->back_to_back ? "back to back (-b)" : "separated by an untimed barrier",
+               o->rotate_root ? "; the root moves to the next rank at every call (-r)" : "");
     fflush(stdout);
 }
 
@@ -205,10 +206,10 @@ static int write_json(long total_errors)
     fprintf(f, ",\n  \"mpi_version\": \"%d.%d\",\n  \"nprocs\": %d,\n", ver, sub, np);
     fprintf(f, "  \"options\": {\"min_size\": %zu, \"max_size\": %zu, \"iterations\": %d, "
                "\"warmup\": %d, \"window\": %d, \"full\": %s, \"validate\": %s, \"sync\": \"%s\", "
-               "\"back_to_back\": %s},\n",
+               "\"back_to_back\": %s, \"rotate_root\": %s},\n",
             R.o->min_size, R.o->max_size, R.o->iters, R.o->warmup, R.o->window,
             R.o->full ? "true" : "false", R.o->validate ? "true" : "false", sync_name(R.o->sync),
-            R.o->back_to_back ? "true" : "false");
+            R.o->back_to_back ? "true" : "false", R.o->rotate_root ? "true" : "false");
     fprintf(f, "  \"primary\": \"%s\",\n  \"columns\": [", R.primary);
     for (int i = 0; i < R.ncols; i++) {
         fprintf(f, "%s{\"key\": \"%s\", \"header\": ", i ? ", " : "", R.cols[i].key);

@@ -11,6 +11,9 @@ rm -f "$out"/*.json
 "$mpiexec" -n 2 "$bench" mbw_mr -m 1:64 -i 10 -x 2 -c --json "$out/mbw_mr.json"
 "$mpiexec" -n 2 "$bench" barrier -i 10 -x 2 --json "$out/barrier.json"
 "$mpiexec" -n 3 "$bench" gather -m 1:1K -i 10 -x 2 -c -b --json "$out/gather_back_to_back.json"
+# The root moves at every call (-r): every rank's turn as root is checked byte for byte.
+"$mpiexec" -n 3 "$bench" scatterv -m 1:4K -i 10 -x 2 -c -r --json "$out/scatterv_rotate_root.json"
+"$mpiexec" -n 3 "$bench" ireduce -m 4:4K -i 10 -x 2 -c -r -b --json "$out/ireduce_rotate_root.json"
 "$mpiexec" -n 2 "$bench" iallreduce -m 4:64 -i 10 -x 2 -c -f --json "$out/iallreduce.json"
 "$mpiexec" -n 2 "$bench" put_bw -s pscw -m 1:64 -i 10 -x 2 -c --json "$out/put_bw.json"
 "$mpiexec" -n 2 "$bench" init --json "$out/init.json"

@@ -157,6 +157,9 @@ class MediansAndRatios(unittest.TestCase):
         self.assertIn("an untimed barrier after every call", md)
         md = cmp.render_markdown(agg, {"np": 4, "reps": 1, "back_to_back": True})
         self.assertIn("calls back to back (-b)", md)
+        self.assertNotIn("(-r)", md)
+        md = cmp.render_markdown(agg, {"np": 4, "reps": 1, "back_to_back": True, "rotate_root": True})
+        self.assertIn("the root moves to the next rank at every call (-r)", md)
         md = cmp.render_markdown(cmp.aggregate([(cmp.OURS, doc("bw", "bandwidth_MBps", [(8, 1.0)]))]),
                                  {"np": 2, "reps": 1})
         self.assertNotIn("Collectives:", md)
