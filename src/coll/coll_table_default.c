@@ -13,7 +13,7 @@ const char empi_tune_default_text[] =
     "barrier               *      *        *        hier\n"
     "barrier               2-64   2-       *        shm_release # after another collective rank 0 leaves first: calls paced by barriers (OSU), 2 ranks bcast and scatter 8-512 B 0.5 of after shm, 4 on 2 cores bcast 0.13-0.2, exscan 0.13-0.15, scan 0.25; after a barrier, shm's form\n"
     "barrier               *      *        *        dissemination\n"
-    "bcast                 2      2        16k-256k shm_cma   # 0.52-0.80 of shm/binomial (run Y); from 512 KiB the one-send copy of both cores wins\n"
+    "bcast                 2      2        16k-1m   shm_cma   # 0.52-0.80 of shm/binomial (run Y); from 64 KiB the two share the copy: 512 KiB-1 MiB 0.6-0.8 of binomial paced, 0.5-0.75 back to back\n"
     "bcast                 3-16   2-       64k-     shm_cma   # 4 ranks on 2 cores 0.36-0.80 of shm (run Y)\n"
     "bcast                 2      2        64k-512k binomial\n"
     "bcast                 2-64   2-       *        shm\n"

@@ -278,6 +278,13 @@ static inline void empi_shm_post_status(struct empi_coll_shm *m, uint64_t e, int
     memcpy(empi_shm_line(m, m->me, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
 }
 
+/* The same in rank r's line, for r to read once this rank is done with piece e: r alone reuses its
+   line, and only after it has read this. */
+static inline void empi_shm_post_status_to(struct empi_coll_shm *m, int r, uint64_t e, int err)
+{
+    memcpy(empi_shm_line(m, r, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
+}
+
 static inline int empi_shm_peer_status(struct empi_coll_shm *m, uint64_t e, int r)
 {
     int err;
