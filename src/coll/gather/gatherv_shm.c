@@ -7,7 +7,7 @@
  * flag or small message arrives: it unpacks each block or receives its message. Where single copy
  * works, a larger contiguous block is not packed: with 3 ranks or more the root publishes where
  * each block goes in its receive buffer and the senders write their blocks there at once (where
- * the root's type is contiguous and has room; 4 ranks on 2 cores, 64 KiB-1 MiB: 0.35-0.9 of the
+ * the root's type is contiguous and has room; 4 ranks on 2 cores, 64 KiB-1 MiB: 0.37-0.89 of the
  * root reading them in turn), else the root reads the block from its sender, which waits for that.
  * Any datatype, any counts (the root's receive counts may be upper bounds).
  * Cost: per block in the segment 2 copies + 1 flag transfer; written or read single copy 1 copy + 1
