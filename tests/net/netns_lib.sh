@@ -14,6 +14,7 @@ cleanup() {
     done
     for link in $(ip -o link show 2>/dev/null | grep -o "${prefix}v[0-9]*"); do ip link del "$link" 2>/dev/null; done
     [ -n "$bridge" ] && ip link del "$bridge" 2>/dev/null
+    [ -e "/run/netns/${prefix}probe" ] && ip netns del "${prefix}probe" 2>/dev/null   # netns_usable cut short
     rm -rf "$tmp"
 }
 trap cleanup EXIT
