@@ -54,7 +54,8 @@ static int step(empi_shm_op_t *o)
             if (!empi_shm_v_free(m, e, used, d.way == EMPI_SHM_V_MEDIUM, &base) ||
                 (d.way == EMPI_SHM_V_WRITE && !empi_shm_v_write(m, e, a->root, &d, a->sbuf, a->sdt)))
                 return 0;
-            d.offset += base;
+            if (d.way == EMPI_SHM_V_SLOT)
+                d.offset += base;
             empi_shm_v_put(m, e, m->me, &d, a->sbuf, a->scount, a->sdt);
             empi_shm_post(m, e, 2 * e + 1);
             empi_shm_set_done(m, e, 0);

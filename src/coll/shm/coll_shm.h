@@ -143,16 +143,16 @@ static inline int empi_shm_posted(struct empi_coll_shm *m, int r, uint64_t e, ui
     return atomic_load_explicit(&empi_shm_line(m, r, e)->seq, memory_order_acquire) >= v;
 }
 
-static inline void empi_shm_post(struct empi_coll_shm *m, uint64_t e, uint64_t v)
-{
-    atomic_store_explicit(&empi_shm_line(m, m->me, e)->seq, v, memory_order_release);
-}
-
 /* Post piece e in rank r's line, which this rank alone writes in piece e (scatterv's root describes
    each reader's block in the reader's line, so the reader finds flag and block in one line). */
 static inline void empi_shm_post_to(struct empi_coll_shm *m, int r, uint64_t e, uint64_t v)
 {
     atomic_store_explicit(&empi_shm_line(m, r, e)->seq, v, memory_order_release);
+}
+
+static inline void empi_shm_post(struct empi_coll_shm *m, uint64_t e, uint64_t v)
+{
+    empi_shm_post_to(m, m->me, e, v);
 }
 
 /* This rank has finished piece e; `all_synced`: every rank is known to have finished e - 1. */
@@ -271,18 +271,19 @@ static inline const char *empi_shm_peer_addr(struct empi_coll_shm *m, uint64_t e
     return (const char *)(uintptr_t)addr[k];
 }
 
-/* After the two addresses in a single-copy piece's post line: this rank's error class for a part
-   others take from it (0: none), written before a later post of the same line, read after it. */
-static inline void empi_shm_post_status(struct empi_coll_shm *m, uint64_t e, int err)
-{
-    memcpy(empi_shm_line(m, m->me, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
-}
-
-/* The same in rank r's line, for r to read once this rank is done with piece e: r alone reuses its
-   line, and only after it has read this. */
+/* After the two addresses in rank r's post line of a single-copy piece: an error class (0: none).
+   In another rank's line (bcast's pair), for r to read once this rank is done with piece e: r
+   alone reuses its line, and only after it has read this. */
 static inline void empi_shm_post_status_to(struct empi_coll_shm *m, int r, uint64_t e, int err)
 {
     memcpy(empi_shm_line(m, r, e)->data + 2 * sizeof(uint64_t), &err, sizeof err);
+}
+
+/* This rank's error class for a part others take from it, written before a later post of the same
+   line, read after it. */
+static inline void empi_shm_post_status(struct empi_coll_shm *m, uint64_t e, int err)
+{
+    empi_shm_post_status_to(m, m->me, e, err);
 }
 
 static inline int empi_shm_peer_status(struct empi_coll_shm *m, uint64_t e, int r)

@@ -17,8 +17,7 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
         d.way = EMPI_SHM_V_INLINE;
     else if (bytes <= EMPI_SHM_MEDIUM)
         d.way = EMPI_SHM_V_MEDIUM;
-    else if (m->cma && contig && bytes >= (m->crowded ? EMPI_SHM_V_CMA_MIN_CROWDED : EMPI_SHM_V_CMA_MIN) &&
-             bytes <= EMPI_SHM_V_CMA_MAX)
+    else if (m->cma && contig && bytes >= empi_shm_v_cma_min(m) && bytes <= EMPI_SHM_V_CMA_MAX)
         d.way = EMPI_SHM_V_CMA;
     else if (bytes <= EMPI_SHM_V_SLOT_MAX && at + (size_t)bytes <= m->slot) {
         d.way = EMPI_SHM_V_SLOT;
@@ -31,7 +30,7 @@ empi_shm_vdesc_t empi_shm_v_choose(const struct empi_coll_shm *m, MPI_Count byte
 void empi_shm_v_write_way(const struct empi_coll_shm *m, empi_shm_vdesc_t *d, MPI_Count bytes, int contig)
 {
     if (empi_shm_v_writes(m) && contig && (d->way == EMPI_SHM_V_CMA || d->way == EMPI_SHM_V_MESSAGE) &&
-        bytes >= (m->crowded ? EMPI_SHM_V_CMA_MIN_CROWDED : EMPI_SHM_V_CMA_MIN))
+        bytes >= empi_shm_v_cma_min(m))
         d->way = EMPI_SHM_V_WRITE;
 }
 

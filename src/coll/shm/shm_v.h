@@ -65,6 +65,12 @@ typedef struct {
 #define EMPI_SHM_V_CMA_MIN_CROWDED (32 * 1024 + 1)
 #define EMPI_SHM_V_CMA_MAX (256 * 1024)
 
+/* The smallest block that travels single copy on this communicator. */
+static inline MPI_Count empi_shm_v_cma_min(const struct empi_coll_shm *m)
+{
+    return m->crowded ? EMPI_SHM_V_CMA_MIN_CROWDED : EMPI_SHM_V_CMA_MIN;
+}
+
 /* Gatherv's senders write contiguous blocks from the size they would be read from into the root's
    buffer, all at once rather than one after another by the root (4 ranks on 2 cores, 64 KiB-1 MiB
    paced by barriers: 0.37-0.89 of the reads), where the root's destinations fit its medium buffer.
