@@ -249,15 +249,18 @@ typedef struct empi_tune_rule {
     int coll;
     long np_lo, np_hi, ppn_lo, ppn_hi, rpc_lo, rpc_hi;
     long long bytes_lo, bytes_hi;
+    int copy;   /* -1 any node; 1 only where processes copy each other's memory (CMA), 0 only where not */
     char alg[32];
 } empi_tune_rule_t;
 
 /* What a call is looked up by: communicator size, most ranks on one host, most ranks per CPU on
-   one host (above 1: ranks take turns on cores), message bytes. */
+   one host (above 1: ranks take turns on cores), message bytes, and whether the communicator is
+   on one host whose processes copy each other's memory (CMA: the single-copy algorithms work). */
 typedef struct empi_tune_key {
     int coll;
     long np, ppn, rpc;
     long long bytes;
+    int cma;
 } empi_tune_key_t;
 
 typedef struct empi_tune_table {

@@ -21,6 +21,7 @@
 #include "coll/shm/coll_shm.h"
 #include "core/global.h"
 #include "core/tunables.h"
+#include "pt2pt/pt2pt.h"
 #include "runtime/bootstrap.h"
 
 /* First entry of each collective must be safe for every call (no restrictions). */
@@ -399,6 +400,16 @@ static const empi_coll_alg_t *fallback(const empi_coll_args_t *a, int blocking)
     return NULL;
 }
 
+/* The tuning key's cma: whether the communicator is on one host where processes copy each other's
+   memory. The shm transport decides CMA for the whole host, so every rank answers the same; a
+   communicator spanning hosts answers 0 everywhere. */
+static int node_copies_directly(const empi_comm_t *comm, const empi_coll_comm_t *cc)
+{
+    if (!cc || !cc->single_node || comm->size < 2)
+        return 0;
+    return empi_pt2pt_can_read(comm->world_ranks[(comm->rank + 1) % comm->size]);
+}
+
 const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
 {
     if (EMPI_UNLIKELY(empi_comm_is_inter(a->comm)))
@@ -433,7 +444,8 @@ const empi_coll_alg_t *empi_coll_choose(const empi_coll_args_t *a, int blocking)
     }
     /* first matching rule whose algorithm applies to this call */
     alg = NULL;
-    empi_tune_key_t key = {a->coll, a->comm->size, cc ? cc->max_ppn : 1, cc ? cc->ranks_per_cpu : 1, bytes};
+    empi_tune_key_t key = {a->coll, a->comm->size, cc ? cc->max_ppn : 1, cc ? cc->ranks_per_cpu : 1, bytes,
+                           node_copies_directly(a->comm, cc)};
     for (int i = empi_tune_match(&table, 0, &key); i >= 0 && !alg; i = empi_tune_match(&table, i + 1, &key)) {
         alg = find_alg(a->coll, table.rules[i].alg);
         if (alg && empi_coll_alg_violates(alg, a, blocking))

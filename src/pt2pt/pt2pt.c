@@ -137,6 +137,12 @@ int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len)
     return tp && tp->has_get && tp->get(world_peer, local, remote, len) == EMPI_OK ? 0 : -1;
 }
 
+int empi_pt2pt_can_read(int world_peer)
+{
+    const empi_transport_t *tp = empi_p2p.peer_tp[world_peer];
+    return tp && tp->has_get;
+}
+
 int empi_pt2pt_write(int world_peer, const void *local, void *remote, size_t len)
 {
     const empi_transport_t *tp = empi_p2p.peer_tp[world_peer];

@@ -13,10 +13,16 @@ static int failures;
         }                                                                \
     } while (0)
 
+static const char *lookup_cma(const empi_tune_table_t *t, int coll, long np, long ppn, long long bytes, long rpc,
+                              int cma)
+{
+    empi_tune_key_t key = {coll, np, ppn, rpc, bytes, cma};
+    return empi_tune_lookup(t, &key);
+}
+
 static const char *lookup(const empi_tune_table_t *t, int coll, long np, long ppn, long long bytes, long rpc)
 {
-    empi_tune_key_t key = {coll, np, ppn, rpc, bytes};
-    return empi_tune_lookup(t, &key);
+    return lookup_cma(t, coll, np, ppn, bytes, rpc, 0);
 }
 
 static int bad_line(const char *text)
@@ -81,6 +87,27 @@ int main(void)
     EXPECT(!strcmp(lookup(&t, EMPI_COLL_SCAN, 32, 32, 8, 1), "recursive_doubling"));
     empi_tune_free(&t);
 
+    /* @cma and @nocma: a rule for hosts whose processes copy each other's memory, or not */
+    const char *copying =
+        "alltoall 2 2 4k- 1 linear@nocma\n"
+        "alltoall 2 2 8k- shm_cma@cma\n"
+        "alltoall * * * pairwise\n";
+    EXPECT(empi_tune_parse(copying, &t, err, sizeof err) == 0);
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 8192, 1, 0), "linear"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 8192, 1, 1), "shm_cma"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 4096, 1, 1), "pairwise"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 8192, 2, 0), "pairwise"));
+    empi_tune_free(&t);
+    /* the built-in table: 2 ranks without CMA take point to point for large messages, with CMA
+       the single-copy algorithms as before */
+    EXPECT(empi_tune_parse(empi_tune_default_text, &t, err, sizeof err) == 0);
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLREDUCE, 2, 2, 1 << 20, 1, 0), "ring"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLREDUCE, 2, 2, 1 << 20, 1, 1), "shm_cma"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_BCAST, 2, 2, 1 << 20, 1, 0), "binomial"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_BCAST, 2, 2, 1 << 20, 1, 1), "shm_cma"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 8, 1, 0), "shm"));
+    empi_tune_free(&t);
+
     /* errors name the line */
     EXPECT(bad_line("allreduce * * * ring\nfrobnicate * * * x\n") == 2);
     EXPECT(bad_line("allreduce * * *\n") == 1);
@@ -89,6 +116,8 @@ int main(void)
     EXPECT(bad_line("allreduce 4-2 * * ring\n") == 1);
     EXPECT(bad_line("allreduce x * * ring\n") == 1);
     EXPECT(bad_line("allreduce * * 1q ring\n") == 1);
+    EXPECT(bad_line("allreduce * * * ring@fast\n") == 1);
+    EXPECT(bad_line("allreduce * * * ring@\n") == 1);
     EXPECT(bad_line("# only comments\n\n   \n") == 0);
 
     EXPECT(empi_coll_kind_of("reduce_scatter_block") == EMPI_COLL_REDUCE_SCATTER_BLOCK);
