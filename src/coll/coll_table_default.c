@@ -54,6 +54,7 @@ const char empi_tune_default_text[] =
     "gatherv               2-64   2-       *        shm       # 4 ranks on 2 cores: 0.26-0.88 of linear to 256 KiB (run AB)\n"
     "gatherv               *      *        *        linear\n"
     "scatter               2      2        32k-     1     linear@nocma # 0.5-0.89 of shm (run AE)\n"
+    "scatter               3-8    2-       256k-    2-    linear@nocma # 4 ranks on 2 cores: 0.34-0.64 of shm (run AE, two sweeps)\n"
     "scatter               2-16   2-       8k-      1     shm_cma   # readers copy from the root's buffer in parallel, no handshake\n"
     "scatter               2-64   2-       0-16k    1     shm\n"
     "scatter               4-16   2-       64k-     2-    shm_cma\n"
