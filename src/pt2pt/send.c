@@ -90,7 +90,7 @@ static int push_eager(empi_request_t *req, empi_transport_t *tp)
     } else {
         if (req->bytes)
             iov[1].iov_base = (void *)contig_base(req);
-        rc = tp->am_send(req->world_peer, iov, req->bytes ? 2 : 1);
+        rc = (req->bytes && tp->eager_send ? tp->eager_send : tp->am_send)(req->world_peer, iov, req->bytes ? 2 : 1);
     }
     if (rc != EMPI_OK)
         return rc;

@@ -340,7 +340,7 @@ static __attribute__((noinline, cold)) void map_ring(shm_outbox_t *box, int bulk
 /*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst, stream) writes in place (none
  * when fill is NULL); with `stream`, the fill, or else the last iovec, is written with non-temporal
- * stores (never into a cell). `bulk`, `stream` and whether there is a fill are constants at each
+ * stores (never into a cell; stream 2 also takes the ring where a cell would have taken it). `bulk`, `stream` and whether there is a fill are constants at each
  * call site, so the hot path compiles to a plain copy into the ring.
  */
 static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
@@ -353,7 +353,7 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
-    int took = !bulk && takes_cell(box, len), reply = box->heard;
+    int took = !bulk && stream != 2 && takes_cell(box, len), reply = box->heard;
     box->heard = 0;
     /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
        the bulk channel either: messages that big leave the cache anyway. */
@@ -407,6 +407,19 @@ static int shm_stream_send(int peer, int bulk, const struct iovec *iov, int iovc
 {
     return bulk ? send_packet(peer, 1, iov, iovcnt, 0, NULL, NULL, 1)
                 : send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 1);
+}
+
+/* An eager message that continues a one-way stream (nothing heard from the peer since the last
+   send) goes into the ring past the caches: the cell's cached lines serve an answer the sender
+   waits for, and a window of messages is read faster from memory than line by line from this
+   core's cache (which may be far from the receiver's). */
+static int shm_eager_send(int peer, const struct iovec *iov, int iovcnt)
+{
+    size_t one_way = empi_tunables.shm_stream_one_way;
+    if (one_way && iov[iovcnt - 1].iov_len >= one_way && shm_reaches(peer) &&
+        !shm.outbox[shm.local_of_world[peer]].heard)
+        return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 2);
+    return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 0);
 }
 
 static void shm_bulk_expect(int peer, int delta)
@@ -495,6 +508,7 @@ empi_transport_t empi_transport_shm = {
     .am_send = shm_am_send,
     .bulk_send = shm_bulk_send,
     .stream_send = shm_stream_send,
+    .eager_send = shm_eager_send,
     .send_fill = shm_send_fill,
     .eager_fits = shm_eager_fits,
     .bulk_expect = shm_bulk_expect,
