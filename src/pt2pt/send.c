@@ -90,7 +90,10 @@ static int push_eager(empi_request_t *req, empi_transport_t *tp)
     } else {
         if (req->bytes)
             iov[1].iov_base = (void *)contig_base(req);
-        rc = (req->bytes && tp->eager_send ? tp->eager_send : tp->am_send)(req->world_peer, iov, req->bytes ? 2 : 1);
+        /* Past the eager limit a message is eager only because a cell the sender holds takes it:
+           it must not stream past the cell into the ring */
+        int one_way_ok = req->bytes && req->bytes <= empi_tunables.eager_limit && tp->eager_send;
+        rc = (one_way_ok ? tp->eager_send : tp->am_send)(req->world_peer, iov, req->bytes ? 2 : 1);
     }
     if (rc != EMPI_OK)
         return rc;

@@ -81,8 +81,9 @@ struct empi_transport {
        payload written by non-temporal stores, so the receiver reads it from memory instead of
        from this core's cache (pt2pt/stream_choice.c says when that pays). */
     int (*stream_send)(int peer, int bulk, const struct iovec *iov, int iovcnt);
-    /* Optional (NULL: am_send): as am_send, for an eager message's header iov[0] and contiguous
-       payload iov[1]; the transport may stream a payload that continues a one-way stream. */
+    /* Optional (NULL: am_send): as am_send, for the header iov[0] and contiguous payload iov[1] of
+       a message within the eager limit; the transport may stream one that continues a one-way
+       stream. */
     int (*eager_send)(int peer, const struct iovec *iov, int iovcnt);
     void (*bulk_expect)(int peer, int delta);
 
