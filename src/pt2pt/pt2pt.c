@@ -140,7 +140,7 @@ int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len)
 int empi_pt2pt_can_read(int world_peer)
 {
     const empi_transport_t *tp = empi_p2p.peer_tp[world_peer];
-    return tp && tp->has_get;
+    return tp && tp->has_get && tp->get_min == 0;
 }
 
 int empi_pt2pt_write(int world_peer, const void *local, void *remote, size_t len)

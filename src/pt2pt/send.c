@@ -117,10 +117,11 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
     size_t nruns;
     free(req->tmp);   /* from an earlier try that found no room for the RTS */
     req->tmp = NULL;
-    if (msg_is_contig(req) && tp->has_get) {
+    int gettable = tp->has_get && req->bytes >= tp->get_min;
+    if (msg_is_contig(req) && gettable) {
         rts.m.flags |= EMPI_RTS_GETTABLE;
         rts.addr = (uint64_t)(uintptr_t)contig_base(req);
-    } else if (tp->has_get && tp->get_iov &&
+    } else if (gettable && tp->get_iov &&
                (req->tmp = empi_pt2pt_runs(req->buf, req->count, req->dt, req->bytes, &nruns))) {
         rts.m.flags |= EMPI_RTS_GETTABLE_RUNS;
         rts.addr = (uint64_t)(uintptr_t)req->tmp;

@@ -38,6 +38,9 @@ struct empi_transport {
     /* Capabilities, valid after init. */
     size_t max_packet;    /* largest hdr+payload that am_send accepts in one packet */
     int has_get;          /* get() available (may still fail per peer; the caller falls back) */
+    /* Smallest message whose data a receiver reads with get() (0: any): where get() is slower than
+       the transport's own copies except for large messages (shm: a slow CMA). */
+    size_t get_min;
     /* Messages of at least this many bytes go by rendezvous even below the eager limit, because
        get() moves them in one copy where eager takes two (0: only the eager limit decides). */
     size_t rndv_min;

@@ -165,8 +165,13 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.cell_min_reply = empi_tunables.shm_cell_min_reply ? empi_tunables.shm_cell_min_reply : 1;
     if (shm.cell_min_reply > shm.cell_min)
         shm.cell_min_reply = shm.cell_min;
-    if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST))
-        shm.cma_mode = 0;
+    /* A slow CMA still beats the rings' two copies for large messages */
+    size_t get_min = 0;
+    if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST)) {
+        get_min = empi_tunables.shm_cma_large_min;
+        if (!get_min)
+            shm.cma_mode = 0;
+    }
 
     shm.local_of_world = malloc((size_t)boot->size * sizeof(int));
     shm.inbox_of_world = malloc((size_t)boot->size * sizeof(int));
@@ -206,7 +211,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.npeers = local_size - 1;
     empi_transport_shm.bulk_max_packet = bulk_bytes ? empi_ring_max_packet(bulk_bytes) : 0;
     empi_transport_shm.has_get = shm.cma_mode != 0;
-    empi_transport_shm.rndv_min = shm.cma_mode ? (size_t)empi_tunables.shm_cma_threshold : 0;
+    empi_transport_shm.get_min = get_min;
+    empi_transport_shm.rndv_min = shm.cma_mode && !get_min ? (size_t)empi_tunables.shm_cma_threshold : 0;
     return EMPI_OK;
 
 fail:
