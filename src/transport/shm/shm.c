@@ -131,7 +131,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.deliver = deliver;
     shm.my_world_rank = boot->rank;
     shm.world_size = boot->size;
-    shm.cma_mode = empi_cma_mode(empi_tunables.shm_cma);
+    int large_only = strcmp(empi_tunables.shm_cma, "large") == 0;
+    shm.cma_mode = large_only ? 1 : empi_cma_mode(empi_tunables.shm_cma);
     int local_size = boot->local_size;
     size_t ring_bytes = empi_shm_ring_bytes(empi_tunables.shm_ring_size, empi_tunables.shm_ring_budget,
                                             local_size);
@@ -155,7 +156,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
         return EMPI_OK;
     }
     uint32_t probed = 0;
-    if (boot->local_rank == 0 && shm.cma_mode == 1 && empi_cma_fast_enough())
+    if (boot->local_rank == 0 && shm.cma_mode == 1 && !large_only && empi_cma_fast_enough())
         probed |= SHM_NODE_CMA_FAST;
     if (empi_shm_segment_attach(&shm.seg, boot, ring_bytes, bulk_bytes, cell_stride, cells, probed) != 0)
         return EMPI_ERROR;
