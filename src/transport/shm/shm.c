@@ -170,6 +170,8 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     size_t get_min = 0;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST)) {
         get_min = empi_tunables.shm_cma_large_min;
+        if (!get_min && large_only)
+            get_min = 512 * 1024;
         if (!get_min)
             shm.cma_mode = 0;
     }
