@@ -17,9 +17,9 @@ int empi_pt2pt_add_peers(int total);
 /* Copy `len` bytes at `remote` in world_peer's address space into `local` (the transport's get:
    CMA on one node). 0, or -1 where this pair cannot. */
 int empi_pt2pt_read(int world_peer, void *local, const void *remote, size_t len);
-/* 1 when the transport to world_peer reads and writes its memory at any size cheaply (empi_pt2pt_read/write
-   may work): on one host, where CMA is in use for every size, a setting every process of the host
-   shares. */
+/* 1 when the transport to world_peer reads and writes its memory at every size (empi_pt2pt_read
+   and _write may work): on one host where CMA is in use without a smallest size, a setting every
+   process of the host shares. */
 int empi_pt2pt_can_read(int world_peer);
 /* Its other direction (the transport's put): `len` bytes at `local` to `remote` in world_peer. */
 int empi_pt2pt_write(int world_peer, const void *local, void *remote, size_t len);

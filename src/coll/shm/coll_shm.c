@@ -70,7 +70,7 @@ static int cma_agree(empi_comm_t *comm, struct empi_coll_shm *m)
 {
     static const uint64_t probe = 0x45746865724d5049ull;
     m->ctl[m->me].done.probe = (uint64_t)(uintptr_t)&probe;
-    /* where CMA serves only large messages, the single-copy algorithms are not worth it */
+    /* where CMA serves large messages only, it is slow: not for the single-copy algorithms */
     int ok = agree(comm, m->p < 2 || empi_pt2pt_can_read(m->world[(m->me + 1) % m->p]));
     for (int r = 0; ok && r < m->p; r++) {
         uint64_t v = 0;

@@ -166,7 +166,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     shm.cell_min_reply = empi_tunables.shm_cell_min_reply ? empi_tunables.shm_cell_min_reply : 1;
     if (shm.cell_min_reply > shm.cell_min)
         shm.cell_min_reply = shm.cell_min;
-    /* A slow CMA still beats the rings' two copies for large messages */
+    /* Where CMA is slow it may still serve large messages only (EMPI_SHM_CMA_LARGE_MIN) */
     size_t get_min = 0;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST)) {
         get_min = empi_tunables.shm_cma_large_min;
@@ -349,8 +349,9 @@ static __attribute__((noinline, cold)) void map_ring(shm_outbox_t *box, int bulk
 /*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst, stream) writes in place (none
  * when fill is NULL); with `stream`, the fill, or else the last iovec, is written with non-temporal
- * stores (never into a cell; stream 2 also takes the ring where a cell would have taken it). `bulk`, `stream` and whether there is a fill are constants at each
- * call site, so the hot path compiles to a plain copy into the ring.
+ * stores (never into a cell; stream 2 also takes the ring where a cell would have taken it).
+ * `bulk`, `stream` and whether there is a fill are constants at each call site, so the hot path
+ * compiles to a plain copy into the ring.
  */
 static inline int send_packet(int peer, int bulk, const struct iovec *iov, int iovcnt, size_t fill_len,
                               void (*fill)(void *arg, void *dst, int stream), void *arg, int stream)
