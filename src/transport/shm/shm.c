@@ -22,6 +22,12 @@
 /* Bits of the segment's node_flags: what local rank 0 measured, for the whole node. */
 #define SHM_NODE_CMA_FAST 1u
 
+/* EMPI_SHM_CMA=large with EMPI_SHM_CMA_LARGE_MIN unset: CMA from this size (run AE's crossover) */
+#define SHM_CMA_LARGE_DEFAULT (512u * 1024)
+
+/* send_packet's `stream` that also passes the cell by: a one-way stream's eager payload */
+#define SHM_STREAM_PAST_CELL 2
+
 /* Packets taken from one ring per progress pass before moving on, so a chatty peer cannot starve others. */
 #define SHM_POLL_BURST 32
 
@@ -171,7 +177,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST)) {
         get_min = empi_tunables.shm_cma_large_min;
         if (!get_min && large_only)
-            get_min = 512 * 1024;
+            get_min = SHM_CMA_LARGE_DEFAULT;
         if (!get_min)
             shm.cma_mode = 0;
     }
@@ -349,7 +355,8 @@ static __attribute__((noinline, cold)) void map_ring(shm_outbox_t *box, int bulk
 /*
  * One packet of iov followed by `fill_len` bytes that fill(arg, dst, stream) writes in place (none
  * when fill is NULL); with `stream`, the fill, or else the last iovec, is written with non-temporal
- * stores (never into a cell; stream 2 also takes the ring where a cell would have taken it).
+ * stores (never into a cell; SHM_STREAM_PAST_CELL also takes the ring where a cell would have
+ * taken it).
  * `bulk`, `stream` and whether there is a fill are constants at each call site, so the hot path
  * compiles to a plain copy into the ring.
  */
@@ -363,7 +370,7 @@ static inline int send_packet(int peer, int bulk, const struct iovec *iov, int i
     if (EMPI_UNLIKELY(len > max || !shm_reaches(peer)))
         return EMPI_ERROR;
     shm_outbox_t *box = &shm.outbox[shm.local_of_world[peer]];
-    int took = !bulk && stream != 2 && takes_cell(box, len), reply = box->heard;
+    int took = !bulk && stream != SHM_STREAM_PAST_CELL && takes_cell(box, len), reply = box->heard;
     box->heard = 0;
     /* Not streamed: that would push out of the cache the lines the cell is there to keep. Not for
        the bulk channel either: messages that big leave the cache anyway. */
@@ -428,7 +435,7 @@ static int shm_eager_send(int peer, const struct iovec *iov, int iovcnt)
     size_t one_way = empi_tunables.shm_stream_one_way;
     if (one_way && iov[iovcnt - 1].iov_len >= one_way && shm_reaches(peer) &&
         !shm.outbox[shm.local_of_world[peer]].heard)
-        return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 2);
+        return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, SHM_STREAM_PAST_CELL);
     return send_packet(peer, 0, iov, iovcnt, 0, NULL, NULL, 0);
 }
 
