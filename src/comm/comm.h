@@ -52,6 +52,8 @@ typedef struct empi_comm {
 } empi_comm_t;
 
 #define EMPI_COLL_CONTEXT(comm) ((comm)->context_id + 1)
+/* Whether a message's context id is a communicator's collective one. */
+#define EMPI_CONTEXT_IS_COLL(ctx) (((ctx) & 1u) != 0)
 
 /* Largest tag (the MPI_TAG_UB attribute). 2^29 - 1 so that internal traffic can mirror every user
    tag into the negative tags no user receive matches (partitioned channel set-up, comm_create_group)

@@ -36,6 +36,7 @@ STAT_READER(receives)
 STAT_READER(bytes_received)
 STAT_READER(unexpected)
 STAT_READER(unexpected_hwm)
+STAT_READER(single_copy_recvs)
 STAT_READER(coop_recvs)
 STAT_READER(coop_chunks_helped)
 STAT_READER(runs_recvs)
@@ -67,6 +68,8 @@ static const pvar_desc_t pvars[] = {
      empi_pt2pt_unexpected_length, "Messages now waiting in the unexpected queue"},
     {"empi_pt2pt_unexpected_queue_hwm", MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_VERBOSITY_TUNER_BASIC,
      read_unexpected_hwm, "Longest the unexpected queue has been since the process started"},
+    {"empi_pt2pt_single_copy_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
+     read_single_copy_recvs, "Rendezvous messages read from the sender's buffer in one copy (CMA), helped or not"},
     {"empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_coop_recvs,
      "Rendezvous messages received on one node with a cooperative single copy (EMPI_SHM_COOP_MIN)"},
     {"empi_pt2pt_coop_chunks_helped", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,

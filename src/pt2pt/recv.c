@@ -121,8 +121,24 @@ typedef struct {
     int flags;
 } rndv_offer_t;
 
+/*
+ * Whether a rendezvous receive whose sender offers single copy should go through the rings after
+ * all: where the transport reads single copy only from a size (get_min, a host where CMA is slow)
+ * and both sides are sending (the receiver has sends in flight, or the sender receives posted
+ * when it sent the RTS: either may come first in an MPI_Sendrecv), both cores are busy, and two
+ * copies each at cache speed beat one slow single copy up to EMPI_SHM_CMA_EXCHANGE_MAX.
+ */
+static int in_exchange(int world_src, const rndv_offer_t *o, uint64_t bytes)
+{
+    int sending = empi_p2p.inflight_sends > 0 && empi_p2p.inflight_sends <= EMPI_EXCHANGE_MAX_PENDING;
+    return empi_p2p.peer_tp[world_src]->get_min && bytes <= empi_tunables.shm_cma_exchange_max &&
+           (sending || (o->flags & EMPI_RTS_EXCHANGE));
+}
+
 static int read_in_place(empi_request_t *req, int world_src, const rndv_offer_t *o, uint64_t take)
 {
+    if (in_exchange(world_src, o, take))
+        return 0;
     if (o->flags & EMPI_RTS_GETTABLE)
         return (req->dt->is_contig && empi_coop_recv(world_src, (char *)req->buf + req->dt->true_lb, o->addr,
                                                      take) == 0) ||
@@ -135,6 +151,7 @@ static void recv_rndv(empi_request_t *req, int world_src, const rndv_offer_t *o)
     uint64_t sreq = o->sreq, bytes = o->bytes;
     uint64_t take = set_recv_status(req, req->status.MPI_SOURCE, req->status.MPI_TAG, bytes);
     if (read_in_place(req, world_src, o, take)) {
+        empi_pt2pt_stats.single_copy_recvs++;
         send_ack(world_src, EMPI_PKT_FIN, sreq);
         empi_request_set_complete(req);
         return;

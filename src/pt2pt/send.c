@@ -117,7 +117,10 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
     size_t nruns;
     free(req->tmp);   /* from an earlier try that found no room for the RTS */
     req->tmp = NULL;
-    int gettable = tp->has_get && req->bytes >= tp->get_min;
+    /* Where get() is only for large messages, collectives do without it: their exchanges keep
+       both cores copying, and there two copies each through the rings beat one slow single copy
+       (2-rank allgather 1 MiB 104 -> 538 us with it, docs/PERFORMANCE.md run AE). */
+    int gettable = tp->has_get && req->bytes >= tp->get_min && !(tp->get_min && EMPI_CONTEXT_IS_COLL(req->ctx));
     if (msg_is_contig(req) && gettable) {
         rts.m.flags |= EMPI_RTS_GETTABLE;
         rts.addr = (uint64_t)(uintptr_t)contig_base(req);
@@ -127,6 +130,8 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
         rts.addr = (uint64_t)(uintptr_t)req->tmp;
         rts.runs = nruns;
     }
+    if (gettable && tp->get_min && empi_p2p.posted.length > 0 && empi_p2p.posted.length <= EMPI_EXCHANGE_MAX_PENDING)
+        rts.m.flags |= EMPI_RTS_EXCHANGE;
     struct iovec iov = {&rts, sizeof rts};
     int rc = tp->am_send(req->world_peer, &iov, 1);
     if (rc == EMPI_OK)

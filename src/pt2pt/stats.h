@@ -19,6 +19,7 @@ typedef struct empi_pt2pt_stats {
     uint64_t bytes_received;     /* bytes delivered into receive buffers */
     uint64_t unexpected;         /* arrivals that found no posted receive */
     uint64_t unexpected_hwm;     /* longest the unexpected queue has been */
+    uint64_t single_copy_recvs;  /* rendezvous receives read from the sender's buffer (any way) */
     uint64_t coop_recvs;         /* rendezvous receives copied cooperatively (pt2pt/coop.c) */
     uint64_t coop_chunks_helped; /* chunks this process wrote into a receiver's buffer as sender */
     uint64_t runs_recvs;         /* rendezvous receives that read a noncontiguous sender's runs in place */

@@ -4,7 +4,9 @@
  * from it is read from the sender's buffer (counted by empi_pt2pt_coop_recvs: the receiver, with
  * no sends of its own in flight, lets the waiting sender help). Contiguous and vector messages
  * on either side of the threshold, every byte checked; a forced single-copy allreduce runs its
- * shared-buffer form and gives the right result.
+ * shared-buffer form and gives the right result, and a collective's large point-to-point messages
+ * (a binomial bcast, forced) go through the rings. An exchange (MPI_Sendrecv) goes through the
+ * rings up to EMPI_SHM_CMA_EXCHANGE_MAX and is read single copy above it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +14,47 @@
 #include "mpit_test.h"
 
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle coop_h;
+static MPI_T_pvar_handle coop_h, single_h;
 
 static unsigned long long coop_recvs(void) {
   unsigned long long v;
   CHECK_T(MPI_T_pvar_read(session, coop_h, &v), MPI_SUCCESS);
   return v;
+}
+
+static unsigned long long single_copy_recvs(void) {
+  unsigned long long v;
+  CHECK_T(MPI_T_pvar_read(session, single_h, &v), MPI_SUCCESS);
+  return v;
+}
+
+/* Ranks 0 and 1 swap n bytes with MPI_Sendrecv and check them; returns this rank's single-copy
+   reads meanwhile. With `probed`, rank 1 waits for rank 0's offer before it posts anything, so
+   only the offer can tell it that rank 0 is receiving too. */
+static unsigned long long exchange(int n, int seq, int probed) {
+  int rank = empi_rank();
+  if (rank > 1)
+    return 0;
+  char *out = malloc((size_t)n), *in = malloc((size_t)n), *want = malloc((size_t)n);
+  empi_fill(out, (size_t)n, empi_seed(rank, 1 - rank, seq));
+  empi_fill(want, (size_t)n, empi_seed(1 - rank, rank, seq));
+  unsigned long long before = single_copy_recvs();
+  if (probed) {
+    MPI_Request r[2];
+    if (rank == 1)
+      CHECK_MPI(MPI_Probe(0, seq, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Irecv(in, n, MPI_CHAR, 1 - rank, seq, MPI_COMM_WORLD, &r[0]));
+    CHECK_MPI(MPI_Isend(out, n, MPI_CHAR, 1 - rank, seq, MPI_COMM_WORLD, &r[1]));
+    CHECK_MPI(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+  } else {
+    CHECK_MPI(MPI_Sendrecv(out, n, MPI_CHAR, 1 - rank, seq, in, n, MPI_CHAR, 1 - rank, seq, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+  }
+  CHECK(memcmp(in, want, (size_t)n) == 0, "exchange of %d bytes: wrong data", n);
+  free(out);
+  free(in);
+  free(want);
+  return single_copy_recvs() - before;
 }
 
 /* Rank 0 sends n bytes (as n chars, or 1000-byte blocks at a stride of 1500) to rank 1, which checks
@@ -64,6 +101,9 @@ int main(int argc, char **argv) {
   CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER), NULL,
                                   &coop_h, &count),
           MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_single_copy_recvs", MPI_T_PVAR_CLASS_COUNTER),
+                                  NULL, &single_h, &count),
+          MPI_SUCCESS);
   CHECK_T(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
   int rank = empi_rank();
   char *buf = malloc((size_t)3 << 20);
@@ -93,10 +133,33 @@ int main(int argc, char **argv) {
       break;
     }
   }
+  /* an exchange up to EMPI_SHM_CMA_EXCHANGE_MAX (the test sets 512k) goes through the rings */
+  for (int probed = 0; probed < 2; probed++) {
+    unsigned long long x = exchange(300000, 50 + probed, probed);
+    /* probed, rank 0's send may be over before rank 1's offer comes: then it is no exchange */
+    CHECK(x == 0 || (probed && rank == 0), "exchange of 300000 bytes (probed %d): %llu single-copy reads, want 0",
+          probed, x);
+    x = exchange(600000, 52 + probed, probed);
+    CHECK(rank > 1 || x == 1, "exchange of 600000 bytes (probed %d): %llu single-copy reads, want 1", probed, x);
+  }
+  /* a collective's own messages from the threshold are not read single copy */
+  for (int i = 0; i < 3 << 20; i++)
+    buf[i] = rank == 0 ? (char)(i * 7 + 1) : 0;
+  unsigned long long before = coop_recvs(), before_single = single_copy_recvs();
+  CHECK_MPI(MPI_Bcast(buf, 3 << 20, MPI_CHAR, 0, MPI_COMM_WORLD));
+  unsigned long long coll_reads = coop_recvs() - before;
+  CHECK(coll_reads == 0 && single_copy_recvs() == before_single, "bcast of 3 MiB: %llu single-copy reads, want 0",
+        coll_reads);
+  for (int i = 0; i < 3 << 20; i++)
+    if (buf[i] != (char)(i * 7 + 1)) {
+      CHECK(0, "bcast byte %d wrong", i);
+      break;
+    }
   free(in);
   free(out);
   free(buf);
   CHECK_T(MPI_T_pvar_handle_free(session, &coop_h), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_handle_free(session, &single_h), MPI_SUCCESS);
   CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
   CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
   TEST_PASS();
