@@ -124,7 +124,7 @@ typedef struct {
 /*
  * Whether a rendezvous receive whose sender offers single copy should go through the rings after
  * all: where the transport reads single copy only from a size (get_min, a host where CMA is slow)
- * and both sides are sending (the receiver has sends in flight, or the sender receives posted
+ * and both sides are sending (the receiver has sends in flight, or the sender had receives posted
  * when it sent the RTS: either may come first in an MPI_Sendrecv), both cores are busy, and two
  * copies each at cache speed beat one slow single copy up to EMPI_SHM_CMA_EXCHANGE_MAX.
  */
