@@ -85,6 +85,7 @@ const char empi_tune_default_text[] =
     "alltoall              2      2        8k-      shm_cma   # one copy, no handshake: 0.43-0.68 of Intel MPI at 8 KiB-1 MiB (run Y)\n"
     "alltoall              2      2        0-8k     shm       # 4 KiB 0.67 of pairwise (run Z)\n"
     "alltoall              2      2        *        pairwise\n"
+    "alltoall              3-4    2-       4k-32k   2-    linear@nocma # 3-4 ranks on 2 cores: 0.46-0.86 of shm in three sweeps; 8 ranks 0.9-1.6 (run AF)\n"
     "alltoall              3-16   2-       32k-256k 2-    shm_cma   # oversubscribed: 0.46-0.96 of shm / linear (run Y); from 512 KiB linear 0.88-0.94 of it (run AB)\n"
     "alltoall              3-64   2-       256k-    2-    linear    # oversubscribed: each shm piece is a sync, a time slice\n"
     "alltoall              3-64   2-       *        shm\n"

@@ -106,6 +106,10 @@ int main(void)
     EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_BCAST, 2, 2, 1 << 20, 1, 0), "binomial"));
     EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_BCAST, 2, 2, 1 << 20, 1, 1), "shm_cma"));
     EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 2, 2, 8, 1, 0), "shm"));
+    /* 3-4 ranks taking turns on the cores without CMA: linear alltoall for 4-32 KiB blocks */
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 4, 4, 16384, 2, 0), "linear"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 4, 4, 16384, 2, 1), "shm"));
+    EXPECT(!strcmp(lookup_cma(&t, EMPI_COLL_ALLTOALL, 8, 8, 16384, 4, 0), "shm"));
     empi_tune_free(&t);
 
     /* errors name the line */
