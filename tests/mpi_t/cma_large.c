@@ -16,17 +16,9 @@
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle coop_h, single_h;
 
-static unsigned long long coop_recvs(void) {
-  unsigned long long v;
-  CHECK_T(MPI_T_pvar_read(session, coop_h, &v), MPI_SUCCESS);
-  return v;
-}
+static unsigned long long coop_recvs(void) { return mpit_pvar_value(session, coop_h); }
 
-static unsigned long long single_copy_recvs(void) {
-  unsigned long long v;
-  CHECK_T(MPI_T_pvar_read(session, single_h, &v), MPI_SUCCESS);
-  return v;
-}
+static unsigned long long single_copy_recvs(void) { return mpit_pvar_value(session, single_h); }
 
 /* Ranks 0 and 1 swap n bytes with MPI_Sendrecv and check them; returns this rank's single-copy
    reads meanwhile. With `probed`, rank 1 waits for rank 0's offer before it posts anything, so
@@ -91,19 +83,15 @@ static unsigned long long one_message(char *buf, int n, int vector, int seq) {
 }
 
 int main(int argc, char **argv) {
-  int provided, count;
+  int provided;
   CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided));
   CHECK_T(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
   unsigned long long large_min;
   mpit_cvar_rw("empi_shm_cma_large_min", &large_min, NULL);
   CHECK(large_min == 256 * 1024, "EMPI_SHM_CMA_LARGE_MIN %llu, the test sets 256k", large_min);
   CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER), NULL,
-                                  &coop_h, &count),
-          MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_single_copy_recvs", MPI_T_PVAR_CLASS_COUNTER),
-                                  NULL, &single_h, &count),
-          MPI_SUCCESS);
+  coop_h = mpit_counter_handle(session, "empi_pt2pt_coop_recvs");
+  single_h = mpit_counter_handle(session, "empi_pt2pt_single_copy_recvs");
   CHECK_T(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
   int rank = empi_rank();
   char *buf = malloc((size_t)3 << 20);

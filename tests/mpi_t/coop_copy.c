@@ -25,22 +25,13 @@ static MPI_T_pvar_handle coop_handle, helped_handle;
 
 /* empi_pt2pt_coop_recvs, counted from here on. */
 static void start_counting(void) {
-  int count;
   CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_recvs", MPI_T_PVAR_CLASS_COUNTER), NULL,
-                                  &coop_handle, &count),
-          MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_coop_chunks_helped", MPI_T_PVAR_CLASS_COUNTER),
-                                  NULL, &helped_handle, &count),
-          MPI_SUCCESS);
+  coop_handle = mpit_counter_handle(session, "empi_pt2pt_coop_recvs");
+  helped_handle = mpit_counter_handle(session, "empi_pt2pt_coop_chunks_helped");
   CHECK_T(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
 }
 
-static unsigned long long coop_so_far(void) {
-  unsigned long long v;
-  CHECK_T(MPI_T_pvar_read(session, coop_handle, &v), MPI_SUCCESS);
-  return v;
-}
+static unsigned long long coop_so_far(void) { return mpit_pvar_value(session, coop_handle); }
 
 /* Also: how many chunks this rank copied for its receivers (timing decides; only reported). */
 static unsigned long long coop_recvs(unsigned long long *helped) {

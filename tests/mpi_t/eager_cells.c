@@ -65,12 +65,8 @@ int main(int argc, char **argv) {
   unsigned long long limit;
   mpit_cvar_rw("empi_eager_limit", &limit, NULL);
   CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_eager_sends", MPI_T_PVAR_CLASS_COUNTER), NULL,
-                                  &eager_h, &count),
-          MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_rndv_sends", MPI_T_PVAR_CLASS_COUNTER), NULL,
-                                  &rndv_h, &count),
-          MPI_SUCCESS);
+  eager_h = mpit_counter_handle(session, "empi_pt2pt_eager_sends");
+  rndv_h = mpit_counter_handle(session, "empi_pt2pt_rndv_sends");
   CHECK_T(MPI_T_pvar_start(session, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS);
   static const int sizes[] = {20000, 32000};
   char *buf = malloc((size_t)WINDOW * 48000);

@@ -20,11 +20,7 @@ enum { SENDS, BYTES_SENT, EAGER, RNDV, RECEIVES, BYTES_RECEIVED, UNEXPECTED, NCO
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle counters[NCOUNTERS];
 
-static unsigned long long pread(MPI_T_pvar_handle h) {
-  unsigned long long v;
-  CHECK_T(MPI_T_pvar_read(session, h, &v), MPI_SUCCESS);
-  return v;
-}
+static unsigned long long pread(MPI_T_pvar_handle h) { return mpit_pvar_value(session, h); }
 
 static MPI_T_pvar_handle alloc(const char *name, int var_class) {
   MPI_T_pvar_handle h;

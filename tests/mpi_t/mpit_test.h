@@ -26,6 +26,21 @@ static inline int mpit_pvar(const char *name, int var_class) {
   return i;
 }
 
+/* A handle in session s on the counter `name` (a process-wide one: no object to bind). */
+static inline MPI_T_pvar_handle mpit_counter_handle(MPI_T_pvar_session s, const char *name) {
+  MPI_T_pvar_handle h;
+  int count;
+  CHECK_T(MPI_T_pvar_handle_alloc(s, mpit_pvar(name, MPI_T_PVAR_CLASS_COUNTER), NULL, &h, &count), MPI_SUCCESS);
+  return h;
+}
+
+/* The value of an unsigned long long pvar through handle h of session s. */
+static inline unsigned long long mpit_pvar_value(MPI_T_pvar_session s, MPI_T_pvar_handle h) {
+  unsigned long long v;
+  CHECK_T(MPI_T_pvar_read(s, h, &v), MPI_SUCCESS);
+  return v;
+}
+
 /* Through a temporary handle: read the cvar into read_buf, then write write_buf (either may be NULL). */
 static inline void mpit_cvar_rw(const char *name, void *read_buf, const void *write_buf) {
   MPI_T_cvar_handle h;

@@ -7,7 +7,7 @@
 #include "mpit_test.h"
 
 int main(int argc, char **argv) {
-  int provided, count, size = 0;
+  int provided, size = 0;
   CHECK_MPI(MPI_Init(&argc, &argv));
   CHECK_T(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
   MPI_Comm comm;
@@ -21,9 +21,7 @@ int main(int argc, char **argv) {
   MPI_T_pvar_session session;
   MPI_T_pvar_handle sends;
   CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_sends", MPI_T_PVAR_CLASS_COUNTER), NULL, &sends,
-                                  &count),
-          MPI_SUCCESS);
+  sends = mpit_counter_handle(session, "empi_pt2pt_sends");
   CHECK_T(MPI_T_pvar_start(session, sends), MPI_SUCCESS);
   for (int round = 0; round < 20; round++) {
     for (int i = 0; i < N; i++)

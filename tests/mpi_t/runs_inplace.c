@@ -210,7 +210,7 @@ static void absolute(int rank, int tag) {
 }
 
 int main(int argc, char **argv) {
-  int provided, count;
+  int provided;
   CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided));
   CHECK_T(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
   CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -219,9 +219,7 @@ int main(int argc, char **argv) {
   MPI_T_pvar_session session;
   MPI_T_pvar_handle handle;
   CHECK_T(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_alloc(session, mpit_pvar("empi_pt2pt_runs_recvs", MPI_T_PVAR_CLASS_COUNTER), NULL,
-                                  &handle, &count),
-          MPI_SUCCESS);
+  handle = mpit_counter_handle(session, "empi_pt2pt_runs_recvs");
   CHECK_T(MPI_T_pvar_start(session, handle), MPI_SUCCESS);
 
   unsigned long long want = 0;
@@ -235,8 +233,7 @@ int main(int argc, char **argv) {
   absolute(rank, 120);
   want += 1 + 1 + 3 + 1;
 
-  unsigned long long got;
-  CHECK_T(MPI_T_pvar_read(session, handle, &got), MPI_SUCCESS);
+  unsigned long long got = mpit_pvar_value(session, handle);
   if (rank == 1)
     CHECK(got == (expect_inplace ? want : 0), "%llu receives read in place, expected %llu", got,
           expect_inplace ? want : 0);
