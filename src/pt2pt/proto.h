@@ -38,7 +38,8 @@ enum {
 #define EMPI_RTS_SYNC 0x2
 #define EMPI_RTS_GETTABLE_RUNS 0x4   /* noncontiguous: `addr` holds `runs` struct iovec, the message's
                                         bytes in order in the sender's memory; the receiver may read them */
-#define EMPI_RTS_EXCHANGE 0x8   /* the sender is receiving too: half of an exchange (recv.c in_exchange) */
+#define EMPI_RTS_EXCHANGE 0x8   /* the sender is receiving too (one or two receives posted or waiting
+                                   for data): half of an exchange (recv.c in_exchange, travels_alone) */
 
 typedef struct empi_hdr_match {
     uint8_t type;

@@ -50,6 +50,7 @@ typedef struct empi_pt2pt {
     int *busy_peers;                 /* world ranks whose outq is not empty */
     int nbusy;
     int inflight_sends;              /* sends not complete yet (Finalize drains them) */
+    int rndv_recvs;                  /* matched rendezvous receives waiting for their data */
     unsigned char *scratch;          /* packing space of one packet */
     size_t scratch_size;
 } empi_pt2pt_t;

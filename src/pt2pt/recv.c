@@ -146,6 +146,18 @@ static int read_in_place(empi_request_t *req, int world_src, const rndv_offer_t 
     return (o->flags & EMPI_RTS_GETTABLE_RUNS) && rndv_get_runs(req, world_src, o->addr, o->runs, take) == 0;
 }
 
+/*
+ * A message that is all its receiver expects (no other receive posted, no send of its own in
+ * flight, not half of an exchange whose other half went first: a ping-pong) and that the main channel's cells hold whole goes there, not on bulk: the
+ * cells are in its sender's cache, the bulk ring's lines in the reader's (256 KiB ping-pong 7.5
+ * against 10-11 us, docs/PERFORMANCE.md run AG). Windows and exchanges keep the bulk ring.
+ */
+static int travels_alone(const empi_transport_t *tp, const rndv_offer_t *o, uint64_t bytes)
+{
+    return bytes <= tp->lone_max && empi_p2p.posted.length == 0 && empi_p2p.inflight_sends == 0 &&
+           !(o->flags & EMPI_RTS_EXCHANGE);
+}
+
 static void recv_rndv(empi_request_t *req, int world_src, const rndv_offer_t *o)
 {
     uint64_t sreq = o->sreq, bytes = o->bytes;
@@ -159,12 +171,15 @@ static void recv_rndv(empi_request_t *req, int world_src, const rndv_offer_t *o)
     req->bytes = bytes;
     req->done_bytes = 0;
     req->proto_state = EMPI_RECV_DATA;
+    empi_p2p.rndv_recvs++;
     req->world_peer = world_src;
     /* The receiver picks the channel and says so in the CTS: the two sides cannot disagree. */
     empi_transport_t *tp = empi_p2p.peer_tp[world_src];
-    req->bulk = tp->bulk_max_packet != 0 && bytes >= empi_tunables.bulk_threshold;
-    if (req->bulk)
+    req->bulk = tp->bulk_max_packet != 0 && bytes >= empi_tunables.bulk_threshold && !travels_alone(tp, o, bytes);
+    if (req->bulk) {
+        empi_pt2pt_stats.bulk_recvs++;
         tp->bulk_expect(world_src, +1);
+    }
     req->stream = tp->stream_send ? empi_stream_choose(bytes) : 0;
     empi_hdr_cts_t cts = {.type = EMPI_PKT_CTS,
                           .flags = (uint8_t)((req->bulk ? EMPI_CTS_BULK : 0) | (req->stream ? EMPI_CTS_STREAM : 0)),
@@ -309,6 +324,7 @@ static void on_data(const empi_hdr_data_t *hdr, size_t len)
         }
         if (req->bulk)
             tp->bulk_expect(req->world_peer, -1);
+        empi_p2p.rndv_recvs--;
         empi_request_set_complete(req);
     }
 }

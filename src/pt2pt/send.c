@@ -130,7 +130,8 @@ static int push_rts(empi_request_t *req, empi_transport_t *tp)
         rts.addr = (uint64_t)(uintptr_t)req->tmp;
         rts.runs = nruns;
     }
-    if (gettable && tp->get_min && empi_p2p.posted.length > 0 && empi_p2p.posted.length <= EMPI_EXCHANGE_MAX_PENDING)
+    uint64_t receiving = empi_p2p.posted.length + (uint64_t)empi_p2p.rndv_recvs;
+    if (receiving > 0 && receiving <= EMPI_EXCHANGE_MAX_PENDING)
         rts.m.flags |= EMPI_RTS_EXCHANGE;
     struct iovec iov = {&rts, sizeof rts};
     int rc = tp->am_send(req->world_peer, &iov, 1);

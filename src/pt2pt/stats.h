@@ -23,6 +23,7 @@ typedef struct empi_pt2pt_stats {
     uint64_t coop_recvs;         /* rendezvous receives copied cooperatively (pt2pt/coop.c) */
     uint64_t coop_chunks_helped; /* chunks this process wrote into a receiver's buffer as sender */
     uint64_t runs_recvs;         /* rendezvous receives that read a noncontiguous sender's runs in place */
+    uint64_t bulk_recvs;         /* rendezvous receives whose data came on the transport's bulk channel */
 } empi_pt2pt_stats_t;
 
 extern empi_pt2pt_stats_t empi_pt2pt_stats;

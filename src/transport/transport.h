@@ -80,6 +80,10 @@ struct empi_transport {
      */
     size_t bulk_max_packet;
     int (*bulk_send)(int peer, const struct iovec *iov, int iovcnt);
+    /* Largest rendezvous message that is faster on the main channel than on bulk when it travels
+       alone, nothing else under way at its receiver (0: none). shm: what the pair's cells hold,
+       since a ping-pong hands all of them to each sender in turn. */
+    size_t lone_max;
     /* Optional: as am_send (bulk_send when `bulk`) of a header iov[0] and payload iov[1], with the
        payload written by non-temporal stores, so the receiver reads it from memory instead of
        from this core's cache (pt2pt/stream_choice.c says when that pays). */

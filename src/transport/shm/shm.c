@@ -219,6 +219,7 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     }
     shm.npeers = local_size - 1;
     empi_transport_shm.bulk_max_packet = bulk_bytes ? empi_ring_max_packet(bulk_bytes) : 0;
+    empi_transport_shm.lone_max = (size_t)shm.seg.cells * empi_transport_shm.data_chunk;
     empi_transport_shm.has_get = shm.cma_mode != 0;
     empi_transport_shm.get_min = get_min;
     empi_transport_shm.rndv_min = shm.cma_mode && !get_min ? (size_t)empi_tunables.shm_cma_threshold : 0;
@@ -247,6 +248,7 @@ static int shm_finalize(void)
     empi_transport_shm.has_get = 0;
     empi_transport_shm.rndv_min = 0;
     empi_transport_shm.bulk_max_packet = 0;
+    empi_transport_shm.lone_max = 0;
     return EMPI_OK;
 }
 
