@@ -22,8 +22,6 @@
 /* Bits of the segment's node_flags: what local rank 0 measured, for the whole node. */
 #define SHM_NODE_CMA_FAST 1u
 
-/* EMPI_SHM_CMA=large with EMPI_SHM_CMA_LARGE_MIN unset: CMA from this size (run AE's crossover) */
-#define SHM_CMA_LARGE_DEFAULT (512u * 1024)
 
 /* send_packet's `stream` that also passes the cell by: a one-way stream's eager payload */
 #define SHM_STREAM_PAST_CELL 2
@@ -176,8 +174,6 @@ static int shm_init(const empi_boot_info_t *boot, empi_deliver_fn deliver)
     size_t get_min = 0;
     if (shm.cma_mode == 1 && !(shm.seg.node_flags & SHM_NODE_CMA_FAST)) {
         get_min = empi_tunables.shm_cma_large_min;
-        if (!get_min && large_only)
-            get_min = SHM_CMA_LARGE_DEFAULT;
         if (!get_min)
             shm.cma_mode = 0;
     }
