@@ -131,7 +131,7 @@ typedef struct empi_sched {
     int nheld;
     empi_sop_t inline_ops[EMPI_SCHED_INLINE_OPS];
     /* room for one small algorithm state (shared-memory operations) without an allocation */
-    _Alignas(16) char state_inline[160];
+    _Alignas(16) char state_inline[176];
     /* the first small scratch buffers, without a malloc each (schedules never move once built) */
     _Alignas(16) char tmp_inline[EMPI_SCHED_TMP_INLINE];
 } empi_sched_t;

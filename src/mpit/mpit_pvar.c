@@ -1,6 +1,7 @@
 /*
  * MPI_T performance variables: counters of the point-to-point layer (pt2pt/stats.h), the lengths
- * of its matching queues, and the library's initialization state.
+ * of its matching queues, the shared-memory collectives' streamed pieces, and the library's
+ * initialization state.
  *
  * Counters are MPI_T_PVAR_CLASS_COUNTER, not continuous: a handle counts only while started, so
  * a tool measures exactly the phase it brackets with MPI_T_pvar_start/stop; they can be reset and
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/shm/shm_stream.h"
 #include "core/global.h"
 #include "mpit/mpit.h"
 #include "pt2pt/stats.h"
@@ -42,6 +44,11 @@ STAT_READER(coop_chunks_helped)
 STAT_READER(runs_recvs)
 STAT_READER(bulk_recvs)
 #undef STAT_READER
+
+static uint64_t read_streamed_pieces(void)
+{
+    return empi_coll_shm_streamed_pieces;
+}
 
 static uint64_t read_mpi_state(void)
 {
@@ -77,6 +84,9 @@ static const pvar_desc_t pvars[] = {
      read_coop_chunks_helped, "Chunks of its own sends this process copied into a receiver's buffer"},
     {"empi_pt2pt_runs_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_runs_recvs,
      "Rendezvous messages from a noncontiguous sender read in place run by run (EMPI_SHM_CMA_RUN_MIN)"},
+    {"empi_coll_shm_streamed_pieces", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
+     read_streamed_pieces, "Pieces of shared-memory alltoall whose blocks this process wrote into the "
+     "node segment with non-temporal stores (EMPI_COLL_SHM_STREAM)"},
     {"empi_pt2pt_bulk_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_bulk_recvs,
      "Rendezvous messages whose data came on the transport's bulk channel (EMPI_BULK_THRESHOLD)"},
     {"empi_pt2pt_posted_queue_length", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,

@@ -2,10 +2,22 @@
  * Alltoall, shared memory: every rank copies its p - 1 outgoing blocks into its slot, one
  * synchronization, every rank copies its block out of every other slot. Where p blocks do not fit a
  * slot, the blocks go in pieces of a slot / p bytes, one epoch each (piece k of every block).
- * Non-contiguous types are packed. Cost: 2 copies of p - 1 blocks + 1 local copy + 1 sync per piece.
+ * The blocks go in with non-temporal stores where readers have found that cheaper
+ * (coll/shm/shm_stream.c). Non-contiguous types are packed.
+ * Cost: 2 copies of p - 1 blocks + 1 local copy + 1 sync per piece.
  */
 #include "coll/shm/coll_shm.h"
+#include "coll/shm/shm_stream.h"
+#include "core/clock.h"
 #include "core/copy.h"
+
+static void copy_in(int streamed, void *dst, const void *src, size_t n)
+{
+    if (streamed && n >= EMPI_COPY_VECTOR_MIN)
+        empi_copy_stream(dst, src, n);
+    else
+        empi_copy(dst, src, n);
+}
 
 static int step(empi_shm_op_t *o)
 {
@@ -18,24 +30,30 @@ static int step(empi_shm_op_t *o)
         /* Our own block never passes through the segment: the others' go in, ours straight across
            once they can start reading. */
         char *mine = empi_shm_data(m, o->e, me, all);
+        o->streamed = empi_shm_stream_choose(n, n * (size_t)(p - 1));
+        uint64_t t0 = empi_now_ns();
         if (n == nb) {
-            empi_copy(mine, o->sbuf, n * (size_t)me);
-            empi_copy(mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1), n * (size_t)(p - me - 1));
+            copy_in(o->streamed, mine, o->sbuf, n * (size_t)me);
+            copy_in(o->streamed, mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1),
+                    n * (size_t)(p - me - 1));
         } else {
             for (int i = 0; i < p; i++)
                 if (i != me)
-                    empi_copy(mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
+                    copy_in(o->streamed, mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
         }
+        o->copy_in_ns = empi_now_ns() - t0;
         empi_shm_post(m, o->e, 2 * o->e + 1);
         empi_copy(o->rbuf + nb * (size_t)me + o->off0, o->sbuf + nb * (size_t)me + o->off0, n);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
+    uint64_t t0 = empi_now_ns();
     for (int i = 0; i < p; i++)
         if (i != me)
             empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
                               nb * (size_t)p);
+    empi_shm_stream_learn(o->streamed, n, n * (size_t)(p - 1), (double)(o->copy_in_ns + empi_now_ns() - t0) * 1e-9);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

@@ -326,6 +326,8 @@ struct empi_shm_op {
     int root;
     uint64_t e;              /* epoch of the current piece */
     int parity;
+    int streamed;            /* this piece's blocks went into the segment with non-temporal stores */
+    uint64_t copy_in_ns;     /* ... and took this long to copy in (coll/shm/shm_stream.c) */
     MPI_Count piece, count, done_elems;
     MPI_Count cnt;           /* elements in the current piece */
     size_t len, off0;        /* its bytes, and its byte offset in the message */
