@@ -148,9 +148,10 @@ static int read_in_place(empi_request_t *req, int world_src, const rndv_offer_t 
 
 /*
  * A message that is all its receiver expects (no other receive posted, no send of its own in
- * flight, not half of an exchange whose other half went first: a ping-pong) and that the main channel's cells hold whole goes there, not on bulk: the
- * cells are in its sender's cache, the bulk ring's lines in the reader's (256 KiB ping-pong 7.5
- * against 10-11 us, docs/PERFORMANCE.md run AG). Windows and exchanges keep the bulk ring.
+ * flight, not half of an exchange whose other half went first: a ping-pong) and that the packet
+ * channel's cells hold whole goes there, not on bulk: the cells are in its sender's cache, the
+ * bulk ring's lines in the reader's (256 KiB ping-pong 7.5-8.6 against 10.2-10.9 us,
+ * docs/PERFORMANCE.md run AG). Windows and exchanges keep the bulk ring.
  */
 static int travels_alone(const empi_transport_t *tp, const rndv_offer_t *o, uint64_t bytes)
 {

@@ -4,10 +4,13 @@
  * slot go in slot-sized pieces, one epoch each (piece k of every block; allgatherv's blocks differ,
  * the largest sets how many). Whole slots, not 64 KiB: when ranks outnumber cores every piece's
  * synchronization costs a round of time slices (np4 on 2 cores, 256 KiB blocks: 200 -> 139 us).
+ * A block goes in with non-temporal stores where that has measured cheaper (coll/shm/shm_stream.c).
  * Non-contiguous types are packed.
  * Cost: (p + 1) block copies + 1 sync per slot (64 KiB-1 MiB) of the largest block.
  */
 #include "coll/allgather/allgather_blocks.h"
+#include "coll/shm/shm_stream.h"
+#include "core/clock.h"
 #include "core/copy.h"
 
 /* Bytes of block i in the current piece (blocks shorter than the largest run out early). */
@@ -27,20 +30,27 @@ static int step(empi_shm_op_t *o)
         if (!empi_shm_all_done(m, o->e, len))
             return 0;
         size_t mine = piece_len(o, m->me), have = b->sbytes > o->off0 ? b->sbytes - o->off0 : 0;
-        empi_copy(empi_shm_data(m, o->e, m->me, len), o->sbuf + o->off0, mine < have ? mine : have);
+        o->streamed = empi_shm_stream_choose(EMPI_SHM_STREAM_ALLGATHER, len, len * (size_t)p);
+        uint64_t t0 = empi_now_ns();
+        empi_shm_copy_in(o->streamed, empi_shm_data(m, o->e, m->me, len), o->sbuf + o->off0,
+                         mine < have ? mine : have);
         empi_shm_post(m, o->e, 2 * o->e + 1);
         /* our own block while the others post theirs (2 ranks, 2-8 KiB: 0.81-0.85 of copying it
            with theirs) */
         empi_shm_copy_out(o->rbuf + empi_ag_off(o, m->me) + o->off0, empi_shm_data(m, o->e, m->me, len),
                           piece_len(o, m->me), b->total);
+        o->copy_in_ns = empi_now_ns() - t0;
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
+    uint64_t t0 = empi_now_ns();
     for (int i = 0; i < p; i++)
         if (i != m->me)
             empi_shm_copy_out(o->rbuf + empi_ag_off(o, i) + o->off0, empi_shm_data(m, o->e, i, len),
                               piece_len(o, i), b->total);
+    double secs = (double)(o->copy_in_ns + empi_now_ns() - t0) * 1e-9;
+    empi_shm_stream_learn(EMPI_SHM_STREAM_ALLGATHER, o->streamed, len, len * (size_t)p, secs);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }

@@ -11,14 +11,6 @@
 #include "core/clock.h"
 #include "core/copy.h"
 
-static void copy_in(int streamed, void *dst, const void *src, size_t n)
-{
-    if (streamed && n >= EMPI_COPY_VECTOR_MIN)
-        empi_copy_stream(dst, src, n);
-    else
-        empi_copy(dst, src, n);
-}
-
 static int step(empi_shm_op_t *o)
 {
     struct empi_coll_shm *m = o->m;
@@ -30,16 +22,17 @@ static int step(empi_shm_op_t *o)
         /* Our own block never passes through the segment: the others' go in, ours straight across
            once they can start reading. */
         char *mine = empi_shm_data(m, o->e, me, all);
-        o->streamed = empi_shm_stream_choose(n, n * (size_t)(p - 1));
+        o->streamed = empi_shm_stream_choose(EMPI_SHM_STREAM_ALLTOALL, n, n * (size_t)(p - 1));
         uint64_t t0 = empi_now_ns();
         if (n == nb) {
-            copy_in(o->streamed, mine, o->sbuf, n * (size_t)me);
-            copy_in(o->streamed, mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1),
-                    n * (size_t)(p - me - 1));
+            empi_shm_copy_in(o->streamed, mine, o->sbuf, n * (size_t)me);
+            empi_shm_copy_in(o->streamed, mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1),
+                             n * (size_t)(p - me - 1));
         } else {
             for (int i = 0; i < p; i++)
                 if (i != me)
-                    copy_in(o->streamed, mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n);
+                    empi_shm_copy_in(o->streamed, mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0,
+                                     n);
         }
         o->copy_in_ns = empi_now_ns() - t0;
         empi_shm_post(m, o->e, 2 * o->e + 1);
@@ -53,7 +46,8 @@ static int step(empi_shm_op_t *o)
         if (i != me)
             empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
                               nb * (size_t)p);
-    empi_shm_stream_learn(o->streamed, n, n * (size_t)(p - 1), (double)(o->copy_in_ns + empi_now_ns() - t0) * 1e-9);
+    double secs = (double)(o->copy_in_ns + empi_now_ns() - t0) * 1e-9;
+    empi_shm_stream_learn(EMPI_SHM_STREAM_ALLTOALL, o->streamed, n, n * (size_t)(p - 1), secs);
     empi_shm_set_done(m, o->e, 1);
     return 1;
 }
