@@ -145,11 +145,6 @@ int main(int argc, char **argv) {
   free(in);
   free(out);
   free(buf);
-  CHECK_T(MPI_T_pvar_handle_free(session, &coop_h), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_free(session, &single_h), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
-  TEST_PASS();
-  CHECK_MPI(MPI_Finalize());
+  mpit_counting_done(&session, (MPI_T_pvar_handle[]){coop_h, single_h}, 2);
   return 0;
 }

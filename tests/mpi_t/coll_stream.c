@@ -63,10 +63,6 @@ int main(int argc, char **argv) {
       CHECK(big >= 3 && big <= CALLS - 3, "%s, auto: %llu of %d pieces streamed, the first six alternate", name, big,
             CALLS);
   }
-  CHECK_T(MPI_T_pvar_handle_free(session, &streamed_h), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
-  TEST_PASS();
-  CHECK_MPI(MPI_Finalize());
+  mpit_counting_done(&session, (MPI_T_pvar_handle[]){streamed_h}, 1);
   return 0;
 }

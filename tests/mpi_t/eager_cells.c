@@ -126,11 +126,6 @@ int main(int argc, char **argv) {
     }
   }
   free(buf);
-  CHECK_T(MPI_T_pvar_handle_free(session, &eager_h), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_handle_free(session, &rndv_h), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
-  TEST_PASS();
-  CHECK_MPI(MPI_Finalize());
+  mpit_counting_done(&session, (MPI_T_pvar_handle[]){eager_h, rndv_h}, 2);
   return 0;
 }

@@ -41,6 +41,17 @@ static inline unsigned long long mpit_pvar_value(MPI_T_pvar_session s, MPI_T_pva
   return v;
 }
 
+/* A counting test's end: free its n pvar handles (in handles[]), session s and MPI_T, then pass
+   and finalize MPI. */
+static inline void mpit_counting_done(MPI_T_pvar_session *s, MPI_T_pvar_handle *handles, int n) {
+  for (int i = 0; i < n; i++)
+    CHECK_T(MPI_T_pvar_handle_free(*s, &handles[i]), MPI_SUCCESS);
+  CHECK_T(MPI_T_pvar_session_free(s), MPI_SUCCESS);
+  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
+  TEST_PASS();
+  CHECK_MPI(MPI_Finalize());
+}
+
 /* Through a temporary handle: read the cvar into read_buf, then write write_buf (either may be NULL). */
 static inline void mpit_cvar_rw(const char *name, void *read_buf, const void *write_buf) {
   MPI_T_cvar_handle h;

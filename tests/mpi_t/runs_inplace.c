@@ -239,10 +239,6 @@ int main(int argc, char **argv) {
           expect_inplace ? want : 0);
   else
     CHECK(got == 0, "rank %d read %llu receives in place, but it receives nothing", rank, got);
-  CHECK_T(MPI_T_pvar_handle_free(session, &handle), MPI_SUCCESS);
-  CHECK_T(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
-  CHECK_T(MPI_T_finalize(), MPI_SUCCESS);
-  TEST_PASS();
-  CHECK_MPI(MPI_Finalize());
+  mpit_counting_done(&session, (MPI_T_pvar_handle[]){handle}, 1);
   return 0;
 }
