@@ -84,11 +84,12 @@ static const pvar_desc_t pvars[] = {
      read_coop_chunks_helped, "Chunks of its own sends this process copied into a receiver's buffer"},
     {"empi_pt2pt_runs_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_runs_recvs,
      "Rendezvous messages from a noncontiguous sender read in place run by run (EMPI_SHM_CMA_RUN_MIN)"},
-    {"empi_coll_shm_streamed_pieces", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
-     read_streamed_pieces, "Pieces of shared-memory alltoall and allgather whose blocks this process wrote into the "
-     "node segment with non-temporal stores (EMPI_COLL_SHM_STREAM)"},
     {"empi_pt2pt_bulk_recvs", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL, read_bulk_recvs,
      "Rendezvous messages whose data came on the transport's bulk channel (EMPI_BULK_THRESHOLD)"},
+    {"empi_coll_shm_streamed_pieces", MPI_T_PVAR_CLASS_COUNTER, MPI_T_VERBOSITY_TUNER_DETAIL,
+     read_streamed_pieces,
+     "Pieces of shared-memory alltoall and allgather whose blocks this process wrote into the node "
+     "segment with non-temporal stores (EMPI_COLL_SHM_STREAM)"},
     {"empi_pt2pt_posted_queue_length", MPI_T_PVAR_CLASS_LEVEL, MPI_T_VERBOSITY_TUNER_BASIC,
      empi_pt2pt_posted_length, "Receives now posted and waiting for a message"},
     {"empi_mpi_state", MPI_T_PVAR_CLASS_STATE, MPI_T_VERBOSITY_USER_DETAIL, read_mpi_state,

@@ -2,7 +2,7 @@
  * Alltoall, shared memory: every rank copies its p - 1 outgoing blocks into its slot, one
  * synchronization, every rank copies its block out of every other slot. Where p blocks do not fit a
  * slot, the blocks go in pieces of a slot / p bytes, one epoch each (piece k of every block).
- * The blocks go in with non-temporal stores where readers have found that cheaper
+ * The blocks go in with non-temporal stores where that has measured cheaper
  * (coll/shm/shm_stream.c). Non-contiguous types are packed.
  * Cost: 2 copies of p - 1 blocks + 1 local copy + 1 sync per piece.
  */

@@ -4,9 +4,10 @@
  * segment a writer takes back from the core that read it last crosses slowly, and non-temporal
  * stores skip that, leaving readers to read memory; where the cores are close, cached copies win.
  * 4 ranks on 2 cores, alltoall and allgather 64-256 KiB: streamed 2-4x faster in the very far
- * phase, up to 1.3x slower in a far one (docs/PERFORMANCE.md run AG). Each rank times its own copies of a
- * piece, in and out (the readers' cost of a way is in the second), and learns per size which way
- * is cheaper; every rank sees the same calls and sizes, so all try the two ways at the same calls.
+ * phase, level in far ones with the bias below (docs/PERFORMANCE.md run AG). Each rank times its
+ * own copies of a piece, in and out (the readers' cost of a way is in the second), and learns per
+ * size which way is cheaper; every rank sees the same calls and sizes, so all try the two ways at
+ * the same calls, and each collective learns apart.
  */
 #include "coll/shm/shm_stream.h"
 

@@ -1,9 +1,8 @@
 /*
- * Whether a rank writes a piece's blocks of `block` bytes (`bytes` in all) of a collective of a
- * `kind` into the node segment
- * with non-temporal stores (EMPI_COLL_SHM_STREAM), and what its copies of the piece, in and out,
- * then cost, which is what auto learns from (shm_stream.c). Blocks under EMPI_SHM_STREAM_BLOCK_MIN
- * always go cached.
+ * Whether a rank writes a piece's blocks of `block` bytes (`bytes` in all) into the node segment
+ * with non-temporal stores (EMPI_COLL_SHM_STREAM), for a collective of a given kind, and what its
+ * copies of the piece, in and out, then cost, which is what auto learns from (shm_stream.c).
+ * Blocks under EMPI_SHM_STREAM_BLOCK_MIN always go cached.
  */
 #ifndef EMPI_COLL_SHM_STREAM_H
 #define EMPI_COLL_SHM_STREAM_H

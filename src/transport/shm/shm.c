@@ -22,7 +22,6 @@
 /* Bits of the segment's node_flags: what local rank 0 measured, for the whole node. */
 #define SHM_NODE_CMA_FAST 1u
 
-
 /* send_packet's `stream` that also passes the cell by: a one-way stream's eager payload */
 #define SHM_STREAM_PAST_CELL 2
 
