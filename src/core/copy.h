@@ -41,17 +41,23 @@ static inline void empi_copy(void *dst, const void *src, size_t n)
         empi_copy_vector(dst, src, n);
 }
 
-/*
- * Copy n bytes into a destination buffer of `total` bytes: with non-temporal stores once `total`
- * reaches stream_min (a tunable; 0: never) and the piece is long enough for the vector loops,
- * else with empi_copy.
- */
-static inline void empi_copy_for(void *dst, const void *src, size_t n, size_t total, size_t stream_min)
+/* With non-temporal stores when `stream` and the piece is long enough for the vector loops, else
+   with empi_copy. */
+static inline void empi_copy_way(void *dst, const void *src, size_t n, int stream)
 {
-    if (stream_min && total >= stream_min && n >= EMPI_COPY_VECTOR_MIN)
+    if (stream && n >= EMPI_COPY_VECTOR_MIN)
         empi_copy_stream(dst, src, n);
     else
         empi_copy(dst, src, n);
+}
+
+/*
+ * Copy n bytes into a destination buffer of `total` bytes: streamed once `total` reaches
+ * stream_min (a tunable; 0: never).
+ */
+static inline void empi_copy_for(void *dst, const void *src, size_t n, size_t total, size_t stream_min)
+{
+    empi_copy_way(dst, src, n, stream_min && total >= stream_min);
 }
 
 #endif

@@ -19,9 +19,9 @@ enum {
 /* Recv request protocol states. */
 enum { EMPI_RECV_POSTED = 1, EMPI_RECV_DATA };
 
-/* Most sends in flight (or receives posted) for a rank's rendezvous to count as half of an
-   exchange (recv.c in_exchange): a window of them (bibw) moves faster by single copy than through
-   one ring each way. */
+/* Most sends in flight (or receives posted or waiting for data) for a rank's rendezvous to count as
+   half of an exchange (recv.c in_exchange, send.c's EXCHANGE flag): a window of them (bibw) moves
+   faster by single copy than through one ring each way. */
 #define EMPI_EXCHANGE_MAX_PENDING 2
 
 /* A control packet (CTS, FIN, SYNC_ACK) or a send request waiting for room towards one peer. */

@@ -8,7 +8,6 @@
  */
 #include "coll/shm/coll_shm.h"
 #include "coll/shm/shm_stream.h"
-#include "core/clock.h"
 #include "core/copy.h"
 
 static int step(empi_shm_op_t *o)
@@ -23,30 +22,29 @@ static int step(empi_shm_op_t *o)
            once they can start reading. */
         char *mine = empi_shm_data(m, o->e, me, all);
         o->streamed = empi_shm_stream_choose(EMPI_SHM_STREAM_ALLTOALL, n, n * (size_t)(p - 1));
-        uint64_t t0 = empi_now_ns();
+        uint64_t t0 = empi_shm_stream_clock(n);
         if (n == nb) {
-            empi_shm_copy_in(o->streamed, mine, o->sbuf, n * (size_t)me);
-            empi_shm_copy_in(o->streamed, mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1),
-                             n * (size_t)(p - me - 1));
+            empi_copy_way(mine, o->sbuf, n * (size_t)me, o->streamed);
+            empi_copy_way(mine + n * (size_t)(me + 1), o->sbuf + n * (size_t)(me + 1), n * (size_t)(p - me - 1),
+                          o->streamed);
         } else {
             for (int i = 0; i < p; i++)
                 if (i != me)
-                    empi_shm_copy_in(o->streamed, mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0,
-                                     n);
+                    empi_copy_way(mine + n * (size_t)i, o->sbuf + nb * (size_t)i + o->off0, n, o->streamed);
         }
-        o->copy_in_ns = empi_now_ns() - t0;
+        o->copy_in_ns = empi_shm_stream_clock(n) - t0;
         empi_shm_post(m, o->e, 2 * o->e + 1);
         empi_copy(o->rbuf + nb * (size_t)me + o->off0, o->sbuf + nb * (size_t)me + o->off0, n);
         o->phase = 1;
     }
     if (!empi_shm_all_posted(m, o->e, 2 * o->e + 1))
         return 0;
-    uint64_t t0 = empi_now_ns();
+    uint64_t t0 = empi_shm_stream_clock(n);
     for (int i = 0; i < p; i++)
         if (i != me)
             empi_shm_copy_out(o->rbuf + nb * (size_t)i + o->off0, empi_shm_data(m, o->e, i, all) + n * (size_t)me, n,
                               nb * (size_t)p);
-    double secs = (double)(o->copy_in_ns + empi_now_ns() - t0) * 1e-9;
+    double secs = (double)(o->copy_in_ns + empi_shm_stream_clock(n) - t0) * 1e-9;
     empi_shm_stream_learn(EMPI_SHM_STREAM_ALLTOALL, o->streamed, n, n * (size_t)(p - 1), secs);
     empi_shm_set_done(m, o->e, 1);
     return 1;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/copy.h"
+#include "core/clock.h"
 
 #define EMPI_SHM_STREAM_BLOCK_MIN 4096
 
@@ -22,13 +22,11 @@ void empi_shm_stream_learn(int kind, int streamed, size_t block, size_t bytes, d
 
 extern uint64_t empi_coll_shm_streamed_pieces;   /* choices for streamed so far (MPI_T) */
 
-/* A copy into the segment the way chosen. */
-static inline void empi_shm_copy_in(int streamed, void *dst, const void *src, size_t n)
+/* A clock for timing a piece's copies, read only where learning may use it: 0 for small blocks,
+   whose path stays as it was. */
+static inline uint64_t empi_shm_stream_clock(size_t block)
 {
-    if (streamed && n >= EMPI_COPY_VECTOR_MIN)
-        empi_copy_stream(dst, src, n);
-    else
-        empi_copy(dst, src, n);
+    return block >= EMPI_SHM_STREAM_BLOCK_MIN ? empi_now_ns() : 0;
 }
 
 #endif
